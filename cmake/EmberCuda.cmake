@@ -1,0 +1,57 @@
+# Decides whether the CUDA backend is built (EMBER_CUDA = AUTO | ON | OFF) and finds the
+# CUDA toolkit and cuDNN. Sets EMBER_WITH_CUDA.
+include(CheckLanguage)
+set(EMBER_WITH_CUDA OFF)
+if(NOT EMBER_CUDA STREQUAL "OFF")
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    # Hopper SASS plus compute_90 PTX, so newer GPUs can JIT it.
+    set(CMAKE_CUDA_ARCHITECTURES 90)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    set(EMBER_WITH_CUDA ON)
+  elseif(EMBER_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "EMBER_CUDA=ON but no CUDA compiler was found; set CMAKE_CUDA_COMPILER")
+  endif()
+endif()
+
+# Recorded in the cache so scripts (.ci/run) can check what the configure decided.
+set(EMBER_WITH_CUDA ${EMBER_WITH_CUDA} CACHE INTERNAL "Whether the CUDA backend is built")
+
+if(EMBER_WITH_CUDA)
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  find_package(CUDAToolkit REQUIRED)
+  # cuDNN may sit inside the CUDA tree (as here) or in the system's paths.
+  find_path(CUDNN_INCLUDE_DIR cudnn.h
+    HINTS ${CUDAToolkit_INCLUDE_DIRS} ${CUDAToolkit_LIBRARY_ROOT}/include ENV CUDNN_ROOT
+    PATH_SUFFIXES include)
+  find_library(CUDNN_LIBRARY cudnn
+    HINTS ${CUDAToolkit_LIBRARY_DIR} ${CUDAToolkit_LIBRARY_ROOT}/lib64 ENV CUDNN_ROOT
+    PATH_SUFFIXES lib64 lib)
+  if(NOT CUDNN_INCLUDE_DIR OR NOT CUDNN_LIBRARY)
+    message(FATAL_ERROR "CUDA is on but cuDNN was not found (cudnn.h, libcudnn); set CUDNN_ROOT")
+  endif()
+  if(NOT TARGET Ember::cudnn)
+    add_library(Ember::cudnn UNKNOWN IMPORTED)
+    set_target_properties(Ember::cudnn PROPERTIES
+      IMPORTED_LOCATION "${CUDNN_LIBRARY}" INTERFACE_INCLUDE_DIRECTORIES "${CUDNN_INCLUDE_DIR}")
+  endif()
+  message(STATUS "Ember: CUDA backend ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, "
+                 "architectures ${CMAKE_CUDA_ARCHITECTURES}, cuDNN ${CUDNN_LIBRARY})")
+else()
+  message(STATUS "Ember: CUDA backend OFF")
+endif()
+
+# Compile options and libraries of a target that holds CUDA code. The runtime is linked
+# statically and the driver is never linked: cudart loads libcuda at run time, so every
+# binary starts on a machine without a driver.
+function(ember_configure_cuda_target target)
+  target_compile_definitions(${target} PUBLIC EMBER_WITH_CUDA=1)
+  target_link_libraries(${target} PRIVATE CUDA::cudart_static CUDA::cublas Ember::cudnn)
+  target_include_directories(${target} SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS} ${CUDNN_INCLUDE_DIR})
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-fvisibility=hidden>)
+  set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+endfunction()

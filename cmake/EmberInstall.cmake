@@ -1,0 +1,37 @@
+# `cmake --install` layout: headers under include/ember/<folder>/, the library, a CMake
+# package (EmberConfig.cmake + version file) and a pkg-config file.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+install(TARGETS ember EXPORT EmberTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ember.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember)
+foreach(_dir core core/ops core/autograd kernels nn data)
+  file(GLOB _headers CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${_dir}/*.h")
+  install(FILES ${_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/${_dir})
+endforeach()
+
+set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Ember)
+install(EXPORT EmberTargets NAMESPACE Ember:: DESTINATION ${_cmake_dir})
+configure_package_config_file(cmake/EmberConfig.cmake.in
+  "${CMAKE_CURRENT_BINARY_DIR}/EmberConfig.cmake" INSTALL_DESTINATION ${_cmake_dir})
+write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/EmberConfigVersion.cmake"
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/EmberConfig.cmake"
+  "${CMAKE_CURRENT_BINARY_DIR}/EmberConfigVersion.cmake" DESTINATION ${_cmake_dir})
+
+set(EMBER_PC_LIBS "-lember")
+set(EMBER_PC_REQUIRES "eigen3 zlib")
+set(EMBER_PC_CFLAGS "")
+if(NOT BUILD_SHARED_LIBS)
+  set(EMBER_PC_CFLAGS "-DEMBER_STATIC")
+  set(EMBER_PC_LIBS "-lember -fopenmp -lpthread")
+  if(EMBER_WITH_CUDA)
+    string(APPEND EMBER_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcublas -lcudnn -ldl -lrt")
+  endif()
+endif()
+configure_file(cmake/ember.pc.in "${CMAKE_CURRENT_BINARY_DIR}/ember.pc" @ONLY)
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/ember.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

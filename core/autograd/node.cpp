@@ -1,0 +1,123 @@
+#include "ember/core/autograd/node.h"
+
+#include "ember/core/autograd/grad_mode.h"
+#include "ember/core/error.h"
+#include "ember/core/ops/elementwise.h"
+#include "ember/core/ops/reduce.h"
+
+namespace ember {
+namespace {
+// Destroying a long chain of nodes recursively (node -> saved tensor -> its grad_fn -> ...)
+// would overflow the stack for a 100,000-op graph. Each node hands what it owns to this
+// per-thread queue, and only the outermost destructor empties it, one item at a time.
+struct DeferredRelease {
+  std::vector<std::shared_ptr<Node>> nodes;
+  std::vector<Tensor> tensors;
+  bool draining = false;
+};
+thread_local DeferredRelease t_deferred;
+}  // namespace
+
+Node::~Node() {
+  auto& q = t_deferred;
+  for (auto& e : next_)
+    if (e.fn) q.nodes.push_back(std::move(e.fn));
+  for (auto& t : saved_)
+    if (t.defined()) q.tensors.push_back(std::move(t));
+  if (q.draining) return;
+  q.draining = true;
+  while (!q.nodes.empty() || !q.tensors.empty()) {
+    if (!q.nodes.empty()) {
+      std::shared_ptr<Node> n = std::move(q.nodes.back());
+      q.nodes.pop_back();
+      n.reset();
+    } else {
+      Tensor t = std::move(q.tensors.back());
+      q.tensors.pop_back();
+    }
+  }
+  q.draining = false;
+}
+
+void Node::save(const Tensor& t) {
+  saved_.push_back(t);
+  saved_versions_.push_back(t.defined() ? t.version() : 0);
+}
+
+const Tensor& Node::saved(size_t i) const {
+  if (released_)
+    raise<AutogradError>("trying to backward through the graph a second time (at ", name_,
+                         "): its saved tensors were freed by the first backward; pass "
+                         "retain_graph = true to the first backward to keep them");
+  const Tensor& t = saved_.at(i);
+  if (t.defined() && t.version() != saved_versions_[i])
+    raise<AutogradError>("a tensor saved for the backward of ", name_,
+                         " was modified by an in-place operation (saved at version ",
+                         saved_versions_[i], ", now version ", t.version(), ")");
+  return t;
+}
+
+void Node::release() {
+  released_ = true;
+  saved_.clear();
+  next_.clear();
+}
+
+std::vector<Tensor> AccumulateGrad::backward(const Tensor& grad_out) {
+  auto leaf = leaf_.lock();
+  if (!leaf) return {};
+  if (!leaf->grad.defined()) {
+    leaf->grad = grad_out.clone();  // never alias a gradient another leaf may also receive
+  } else {
+    leaf->grad.add_(grad_out);
+  }
+  return {};
+}
+
+namespace autograd {
+
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t && t->defined() && t->requires_grad()) return true;
+  return false;
+}
+
+Edge edge_of(const Tensor& t) {
+  if (!t.defined() || !t.requires_grad()) return Edge{nullptr, {}};
+  TensorImpl* impl = t.impl();
+  if (impl->grad_fn) return Edge{impl->grad_fn, impl->shape};
+  std::shared_ptr<Node> acc = impl->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
+    impl->grad_accumulator = acc;
+  }
+  return Edge{acc, impl->shape};
+}
+
+void record(const Tensor& output, std::shared_ptr<Node> node,
+            std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* t : inputs) node->add_edge(t ? edge_of(*t) : Edge{nullptr, {}});
+  output.impl()->grad_fn = std::move(node);
+  output.impl()->requires_grad = true;
+}
+
+void record(const Tensor& output, std::shared_ptr<Node> node, const std::vector<Tensor>& inputs) {
+  for (const Tensor& t : inputs) node->add_edge(edge_of(t));
+  output.impl()->grad_fn = std::move(node);
+  output.impl()->requires_grad = true;
+}
+
+Tensor sum_to(const Tensor& grad, const Shape& shape) {
+  if (grad.shape() == shape) return grad;
+  const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < grad.dim(); ++d)
+    if (d < lead || (shape[static_cast<size_t>(d - lead)] == 1 && grad.size(d) != 1))
+      dims.push_back(d);
+  Tensor r = dims.empty() ? grad : sum(grad, dims, /*keepdim=*/true);
+  return r.reshape(shape);
+}
+
+}  // namespace autograd
+}  // namespace ember

@@ -1,0 +1,151 @@
+#pragma once
+// The Backend interface: one virtual method per primitive. Front-ends (core/ops) validate
+// and allocate; a backend only computes. Outputs are always contiguous and already allocated
+// on the backend's device; inputs may be strided (views) unless a method says otherwise.
+// Every method has a default that throws NotImplementedError naming the op and the device,
+// so a backend without an op never falls back silently.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ember/core/allocator.h"
+#include "ember/core/device.h"
+#include "ember/core/export.h"
+#include "ember/core/op_kinds.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+class EMBER_API Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual DeviceType type() const = 0;
+  /// Number of devices of this type.
+  virtual int device_count() const = 0;
+  /// Throws DeviceError when device is not one of this backend's devices.
+  virtual void check_device(Device device) const;
+  virtual Allocator& allocator() = 0;
+
+  // ---- memory and transfers (byte counts; pointers already offset) ----
+  virtual void copy_from_host(void* dst, const void* host_src, size_t nbytes, Device dst_device);
+  virtual void copy_to_host(void* host_dst, const void* src, size_t nbytes, Device src_device);
+  /// Copies between two devices of this backend (cuda:0 -> cuda:1 or within one device).
+  virtual void copy_between_devices(void* dst, Device dst_device, const void* src,
+                                    Device src_device, size_t nbytes);
+  /// Waits until all queued work on device is done; surfaces asynchronous errors.
+  virtual void synchronize(Device device);
+
+  // ---- creation ----
+  virtual void fill(const Tensor& out, double value);
+  /// out[i] = start + i * step.
+  virtual void arange(const Tensor& out, double start, double step);
+  /// Philox 4x32-10 draws (kernels/philox.h): element i uses counter offset + i / 4.
+  virtual void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
+                      uint64_t offset);
+
+  // ---- elementwise ----
+  /// dst = src with conversion to dst's dtype; src has dst's shape. Both may be strided
+  /// (the one method whose output may be a view: writes through narrow/select/transpose).
+  virtual void copy(const Tensor& dst, const Tensor& src);
+  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1);
+  /// a and b are already broadcast to out's shape (zero strides where expanded).
+  virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
+  /// out = op(a, s) or op(s, a) when scalar_first.
+  virtual void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s,
+                             bool scalar_first);
+  /// out = cond ? a : b; all three broadcast to out's shape.
+  virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+
+  // ---- reductions ----
+  /// out has in's rank with 1 in every reduced dim (keepdim shape).
+  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in,
+                      const std::vector<int>& dims);
+  /// Max or Min over one dim with int64 indices; values may be undefined (argmax).
+  virtual void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
+                                 const Tensor& in, int dim);
+
+  // ---- linear algebra ----
+  /// out[b] = a[b] @ b[b] (+ bias broadcast over rows). a [B, M, K], b [B, K, N], out [B, M, N]
+  /// contiguous; a and b may be transposed views or have batch stride 0; bias [N] or undefined.
+  virtual void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias);
+
+  // ---- softmax and losses (contiguous [N, C] inputs, class dim last) ----
+  virtual void softmax(const Tensor& out, const Tensor& in, bool log);
+  /// grad_in from grad_out and the forward's output.
+  virtual void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
+                                bool log);
+  /// losses[n] = -log_softmax(input)[n, target[n]] (or -input[n, target[n]] when
+  /// input_is_log_prob: nll_loss). Targets outside [0, C) raise IndexError naming op.
+  virtual void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target,
+                          bool input_is_log_prob, const char* op);
+  /// grad_input[n, c] = grad_losses[n] * (softmax(input)[n, c] - [c == target[n]])
+  /// (or -grad_losses[n] * [c == target[n]] when input_is_log_prob).
+  virtual void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
+                                   const Tensor& input, const Tensor& target,
+                                   bool input_is_log_prob);
+
+  // ---- convolution and pooling (NCHW, contiguous inputs) ----
+  virtual void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight,
+                      const Tensor& bias, const Conv2dParams& p);
+  virtual void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out,
+                                     const Tensor& weight, const Conv2dParams& p);
+  /// grad_bias may be undefined.
+  virtual void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
+                                      const Tensor& grad_out, const Tensor& input,
+                                      const Conv2dParams& p);
+  /// indices: int64 flat position (h * W + w) of each max inside its input plane.
+  virtual void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
+                          const Pool2dParams& p);
+  virtual void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                   const Tensor& input, const Tensor& out, const Tensor& indices,
+                                   const Pool2dParams& p);
+  /// Padding counts in the divisor (PyTorch's count_include_pad=True).
+  virtual void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& p);
+  virtual void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out,
+                                   const Pool2dParams& p);
+
+  // ---- normalisation (NCHW or NC, contiguous) ----
+  /// Training: batch statistics into save_mean / save_invstd and a momentum update of the
+  /// running stats (unbiased variance). Eval: normalises with the running stats. weight,
+  /// bias, running_mean, running_var may be undefined.
+  virtual void batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd,
+                          const Tensor& input, const Tensor& weight, const Tensor& bias,
+                          const Tensor& running_mean, const Tensor& running_var, bool training,
+                          double momentum, double eps);
+  /// grad_weight / grad_bias may be undefined. training=false: save_* are the running
+  /// mean and 1/sqrt(var + eps).
+  virtual void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
+                                   const Tensor& grad_bias, const Tensor& grad_out,
+                                   const Tensor& input, const Tensor& weight,
+                                   const Tensor& save_mean, const Tensor& save_invstd,
+                                   bool training);
+
+  // ---- indexing (indices int64; out of range -> IndexError naming op) ----
+  virtual void index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
+                            const char* op);
+  /// out.index_select(dim, index) += src, summing repeated indices.
+  virtual void index_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src);
+  virtual void gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
+                      const char* op);
+  /// out[... index[i] ...] += src[i] along dim.
+  virtual void scatter_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src);
+
+  // ---- optimizers (lists of parameters updated in one call; momentum may be empty) ----
+  virtual void sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                        const std::vector<Tensor>& momentum, const SgdParams& p);
+  virtual void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                         const std::vector<Tensor>& exp_avg, const std::vector<Tensor>& exp_avg_sq,
+                         const AdamParams& p);
+
+ protected:
+  /// Throws NotImplementedError "<op> is not implemented on <device type>".
+  [[noreturn]] void not_implemented(const char* op) const;
+};
+
+/// The backend serving device (the registered one; the built-in CPU or CUDA backend
+/// otherwise). CUDA in a build without CUDA and nothing registered -> NotCompiledError.
+EMBER_API Backend& backend_for(Device device);
+/// Like backend_for, and validates the device index (DeviceError).
+EMBER_API Backend& checked_backend_for(Device device);
+
+}  // namespace ember

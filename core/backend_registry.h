@@ -1,0 +1,15 @@
+#pragma once
+// The registry of backends per device type: an extension point (and how tests install an
+// emulated CUDA device). Nothing is registered implicitly except the built-in backends.
+#include <memory>
+
+#include "ember/core/backend.h"
+
+namespace ember {
+
+/// Installs backend for type, replacing what served it; returns the replaced registration
+/// (null when the built-in backend was serving). Pass null to restore the built-in one.
+EMBER_API std::shared_ptr<Backend> register_backend(DeviceType type,
+                                                    std::shared_ptr<Backend> backend);
+
+}  // namespace ember

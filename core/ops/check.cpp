@@ -1,0 +1,87 @@
+#include "ember/core/ops/check.h"
+
+#include "ember/core/error.h"
+
+namespace ember {
+namespace {
+[[noreturn]] void device_mismatch(const char* op, const std::string& a, const Tensor& ta,
+                                  const std::string& b, const Tensor& tb) {
+  std::string msg = detail::concat("tensors on different devices: ", op, " got ", a, " on ",
+                                   ta.device().str(), " and ", b, " on ", tb.device().str());
+  if (!ta.name().empty() || !tb.name().empty())
+    msg += "; move the model with model.to(device) or the input with input.to(device)";
+  throw DeviceMismatchError(msg);
+}
+}  // namespace
+
+std::string describe_arg(const char* name, const Tensor& t) {
+  if (t.defined() && !t.name().empty()) return detail::concat(name, " (", t.name(), ")");
+  return name;
+}
+
+void check_same_device(const char* op, std::initializer_list<Arg> args) {
+  const Arg* ref = nullptr;
+  for (const Arg& a : args) {
+    if (!a.tensor.defined()) continue;
+    if (!ref) {
+      ref = &a;
+    } else if (a.tensor.device() != ref->tensor.device()) {
+      device_mismatch(op, describe_arg(ref->name, ref->tensor), ref->tensor,
+                      describe_arg(a.name, a.tensor), a.tensor);
+    }
+  }
+}
+
+void check_same_device(const char* op, const char* list_name, const std::vector<Tensor>& ts) {
+  for (size_t i = 1; i < ts.size(); ++i)
+    if (ts[i].device() != ts[0].device())
+      device_mismatch(op, describe_arg(detail::concat(list_name, "[0]").c_str(), ts[0]), ts[0],
+                      describe_arg(detail::concat(list_name, "[", i, "]").c_str(), ts[i]), ts[i]);
+}
+
+void check_same_dtype(const char* op, std::initializer_list<Arg> args) {
+  const Arg* ref = nullptr;
+  for (const Arg& a : args) {
+    if (!a.tensor.defined()) continue;
+    if (!ref) {
+      ref = &a;
+    } else if (a.tensor.dtype() != ref->tensor.dtype()) {
+      raise<DTypeError>("dtype mismatch in ", op, ": ", ref->name, " is ",
+                        dtype_name(ref->tensor.dtype()), " but ", a.name, " is ",
+                        dtype_name(a.tensor.dtype()));
+    }
+  }
+}
+
+void check_same_dtype(const char* op, const char* list_name, const std::vector<Tensor>& ts) {
+  for (size_t i = 1; i < ts.size(); ++i)
+    if (ts[i].dtype() != ts[0].dtype())
+      raise<DTypeError>("dtype mismatch in ", op, ": ", list_name, "[0] is ",
+                        dtype_name(ts[0].dtype()), " but ", list_name, "[", i, "] is ",
+                        dtype_name(ts[i].dtype()));
+}
+
+void check_dtype(const char* op, const Arg& a, DType expected) {
+  if (a.tensor.dtype() != expected)
+    raise<DTypeError>("dtype mismatch in ", op, ": ", a.name, " must be ", dtype_name(expected),
+                      ", got ", dtype_name(a.tensor.dtype()));
+}
+
+void check_floating(const char* op, const Arg& a) {
+  if (!is_floating(a.tensor.dtype()))
+    raise<DTypeError>("dtype mismatch in ", op, ": ", a.name,
+                      " must be float32 or float64, got ", dtype_name(a.tensor.dtype()));
+}
+
+void check_defined(const char* op, std::initializer_list<Arg> args) {
+  for (const Arg& a : args)
+    if (!a.tensor.defined()) raise<ValueError>(op, ": ", a.name, " is an undefined tensor");
+}
+
+void check_ndim(const char* op, const Arg& a, int64_t ndim) {
+  if (a.tensor.dim() != ndim)
+    raise<ShapeError>(op, ": ", a.name, " must be ", ndim, "-D, got shape ",
+                      shape_str(a.tensor.shape()));
+}
+
+}  // namespace ember

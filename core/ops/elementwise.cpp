@@ -1,0 +1,413 @@
+// Elementwise front-ends: check devices, then dtypes, then shapes; allocate; call the
+// backend; record the gradient.
+#include "ember/core/ops/elementwise.h"
+
+#include <cmath>
+
+#include "ember/core/autograd/grad_mode.h"
+#include "ember/core/autograd/node.h"
+#include "ember/core/backend.h"
+#include "ember/core/error.h"
+#include "ember/core/ops/check.h"
+#include "ember/core/ops/factory.h"
+#include "ember/core/ops/transfer.h"
+#include "ember/core/ops/views.h"
+
+namespace ember {
+namespace {
+
+const char* binary_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "add";
+    case BinaryOp::Sub: return "sub";
+    case BinaryOp::Mul: return "mul";
+    case BinaryOp::Div: return "div";
+    case BinaryOp::Pow: return "pow";
+    case BinaryOp::Maximum: return "maximum";
+    case BinaryOp::Minimum: return "minimum";
+    case BinaryOp::Eq: return "eq";
+    case BinaryOp::Ne: return "ne";
+    case BinaryOp::Lt: return "lt";
+    case BinaryOp::Le: return "le";
+    case BinaryOp::Gt: return "gt";
+    case BinaryOp::Ge: return "ge";
+    default: return "binary";
+  }
+}
+
+bool floating_only(BinaryOp op) { return op == BinaryOp::Div || op == BinaryOp::Pow; }
+
+void check_binary_dtype(BinaryOp op, const char* name, DType dtype) {
+  if (is_comparison(op)) return;
+  if (dtype == kBool || (floating_only(op) && !is_floating(dtype)))
+    raise<DTypeError>(name, " does not support dtype ", dtype_name(dtype),
+                      floating_only(op) ? "; convert with to(kFloat32) first" : "");
+}
+
+// out = op(a, b) with no checks and no record: the backward formulas' building block.
+Tensor raw_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const Shape shape = broadcast_shapes(a.shape(), b.shape());
+  Tensor out = detail::make_empty(shape, is_comparison(op) ? kBool : a.dtype(), a.device());
+  if (out.numel())
+    backend_for(a.device()).binary(op, out, detail::broadcast_to(a, shape, binary_name(op)),
+                                   detail::broadcast_to(b, shape, binary_name(op)));
+  return out;
+}
+
+// Weight of lhs in the gradient of maximum/minimum: 1 where it wins, 1/2 on ties.
+Tensor winner_weight(const Tensor& a, const Tensor& b, bool is_max) {
+  Tensor wins = (is_max ? gt(a, b) : lt(a, b)).to(a.dtype());
+  return wins + eq(a, b).to(a.dtype()) * 0.5;
+}
+
+class BinaryNode final : public Node {
+ public:
+  explicit BinaryNode(BinaryOp op) : Node(binary_name(op)), op_(op) {}
+  std::vector<Tensor> backward(const Tensor& g) override {
+    const bool ga = needs_grad(0), gb = needs_grad(1);
+    switch (op_) {
+      case BinaryOp::Add: return {g, g};
+      case BinaryOp::Sub: return {g, gb ? -g : Tensor()};
+      case BinaryOp::Mul:
+        return {ga ? g * saved(1) : Tensor(), gb ? g * saved(0) : Tensor()};
+      case BinaryOp::Div: {
+        const Tensor& a = saved(0);
+        const Tensor& b = saved(1);
+        return {ga ? g / b : Tensor(), gb ? -(g * a) / (b * b) : Tensor()};
+      }
+      case BinaryOp::Pow: {
+        const Tensor& a = saved(0);
+        const Tensor& b = saved(1);
+        return {ga ? g * b * pow(a, b - 1.0) : Tensor(), gb ? g * saved(2) * log(a) : Tensor()};
+      }
+      case BinaryOp::Maximum:
+      case BinaryOp::Minimum: {
+        Tensor w = winner_weight(saved(0), saved(1), op_ == BinaryOp::Maximum);
+        return {ga ? g * w : Tensor(), gb ? g * (1.0 - w) : Tensor()};
+      }
+      default: return {};
+    }
+  }
+
+ private:
+  BinaryOp op_;
+};
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* name = binary_name(op);
+  check_defined(name, {{"lhs", a}, {"rhs", b}});
+  check_same_device(name, {{"lhs", a}, {"rhs", b}});
+  check_same_dtype(name, {{"lhs", a}, {"rhs", b}});
+  check_binary_dtype(op, name, a.dtype());
+  Tensor out = raw_binary(op, a, b);
+  if (!is_comparison(op) && autograd::any_requires_grad({&a, &b})) {
+    auto node = std::make_shared<BinaryNode>(op);
+    if (op != BinaryOp::Add && op != BinaryOp::Sub) {
+      node->save(a);
+      node->save(b);
+      if (op == BinaryOp::Pow) node->save(out);
+    }
+    autograd::record(out, node, {&a, &b});
+  }
+  return out;
+}
+
+class ScalarNode final : public Node {
+ public:
+  ScalarNode(BinaryOp op, double s, bool scalar_first)
+      : Node(binary_name(op)), op_(op), s_(s), first_(scalar_first) {}
+  std::vector<Tensor> backward(const Tensor& g) override {
+    switch (op_) {
+      case BinaryOp::Add: return {g};
+      case BinaryOp::Sub: return {first_ ? -g : g};
+      case BinaryOp::Mul: return {g * s_};
+      case BinaryOp::Div: {
+        if (!first_) return {g / s_};
+        const Tensor& x = saved(0);
+        return {g * -s_ / (x * x)};
+      }
+      case BinaryOp::Maximum:
+      case BinaryOp::Minimum: {
+        const Tensor& x = saved(0);
+        Tensor s = full({}, s_, TensorOptions(x.dtype()).device(x.device()));
+        return {g * winner_weight(x, s, op_ == BinaryOp::Maximum)};
+      }
+      default: return {};
+    }
+  }
+
+ private:
+  BinaryOp op_;
+  double s_;
+  bool first_;
+};
+
+Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
+  const char* name = binary_name(op);
+  check_defined(name, {{"input", a}});
+  check_binary_dtype(op, name, a.dtype());
+  Tensor out = detail::make_empty(a.shape(), is_comparison(op) ? kBool : a.dtype(), a.device());
+  if (out.numel()) backend_for(a.device()).binary_scalar(op, out, a, s, scalar_first);
+  if (!is_comparison(op) && autograd::any_requires_grad({&a})) {
+    auto node = std::make_shared<ScalarNode>(op, s, scalar_first);
+    node->save(a);
+    node->save(out);
+    autograd::record(out, node, {&a});
+  }
+  return out;
+}
+
+const char* unary_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg: return "neg";
+    case UnaryOp::Exp: return "exp";
+    case UnaryOp::Log: return "log";
+    case UnaryOp::Sqrt: return "sqrt";
+    case UnaryOp::Abs: return "abs";
+    case UnaryOp::Relu: return "relu";
+    case UnaryOp::Sigmoid: return "sigmoid";
+    case UnaryOp::Tanh: return "tanh";
+    case UnaryOp::Sign: return "sign";
+    case UnaryOp::Square: return "square";
+    case UnaryOp::Clamp: return "clamp";
+    case UnaryOp::PowScalar: return "pow";
+    case UnaryOp::RPowScalar: return "pow";
+    case UnaryOp::LogicalNot: return "logical_not";
+  }
+  return "unary";
+}
+
+bool unary_floating_only(UnaryOp op) {
+  return op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sqrt ||
+         op == UnaryOp::Sigmoid || op == UnaryOp::Tanh || op == UnaryOp::RPowScalar;
+}
+
+class UnaryNode final : public Node {
+ public:
+  UnaryNode(UnaryOp op, double p0, double p1) : Node(unary_name(op)), op_(op), p0_(p0), p1_(p1) {}
+  std::vector<Tensor> backward(const Tensor& g) override {
+    switch (op_) {
+      case UnaryOp::Neg: return {-g};
+      case UnaryOp::Exp: return {g * saved(1)};
+      case UnaryOp::Log: return {g / saved(0)};
+      case UnaryOp::Sqrt: return {g * 0.5 / saved(1)};
+      case UnaryOp::Abs: return {g * sign(saved(0))};
+      case UnaryOp::Relu: return {raw_binary(BinaryOp::ReluBackward, g, saved(0))};
+      case UnaryOp::Sigmoid: return {raw_binary(BinaryOp::SigmoidBackward, g, saved(1))};
+      case UnaryOp::Tanh: return {raw_binary(BinaryOp::TanhBackward, g, saved(1))};
+      case UnaryOp::Sign: return {zeros_like(g)};
+      case UnaryOp::Square: return {g * saved(0) * 2.0};
+      case UnaryOp::Clamp: {
+        const Tensor& x = saved(0);
+        return {g * ge(x, p0_).to(g.dtype()) * le(x, p1_).to(g.dtype())};
+      }
+      case UnaryOp::PowScalar:
+        if (p0_ == 0) return {zeros_like(g)};
+        return {g * pow(saved(0), p0_ - 1.0) * p0_};
+      case UnaryOp::RPowScalar: return {g * saved(1) * std::log(p0_)};
+      default: return {};
+    }
+  }
+
+ private:
+  UnaryOp op_;
+  double p0_, p1_;
+};
+
+Tensor unary(UnaryOp op, const Tensor& t, double p0 = 0, double p1 = 0) {
+  const char* name = unary_name(op);
+  check_defined(name, {{"input", t}});
+  if (op != UnaryOp::LogicalNot) {
+    if (t.dtype() == kBool || (unary_floating_only(op) && !is_floating(t.dtype())))
+      raise<DTypeError>(name, " does not support dtype ", dtype_name(t.dtype()));
+  }
+  Tensor out = detail::make_empty(t.shape(), op == UnaryOp::LogicalNot ? kBool : t.dtype(), t.device());
+  if (out.numel()) backend_for(t.device()).unary(op, out, t, p0, p1);
+  if (op != UnaryOp::LogicalNot && autograd::any_requires_grad({&t})) {
+    auto node = std::make_shared<UnaryNode>(op, p0, p1);
+    node->save(t);
+    node->save(out);
+    autograd::record(out, node, {&t});
+  }
+  return out;
+}
+
+// In place: without autograd, compute straight into self's memory (elementwise ops read
+// element i before writing it); with autograd, compute out of place from a snapshot and
+// adopt the result's history.
+template <class Compute>
+Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute& compute) {
+  check_defined(op, {{"self", self}});
+  detail::check_inplace(self, op);
+  if (other) {
+    check_same_device(op, {{"self", self}, {"other", *other}});
+    check_same_dtype(op, {{"self", self}, {"other", *other}});
+    if (broadcast_shapes(self.shape(), other->shape()) != self.shape())
+      raise<ShapeError>(op, ": other of shape ", shape_str(other->shape()),
+                        " cannot be broadcast to self's shape ", shape_str(self.shape()));
+  }
+  const bool record = autograd::any_requires_grad({&self, other});
+  Tensor result;
+  if (record) {
+    // Snapshot self (and other, when it is self's storage) so saved tensors stay intact.
+    Tensor before = clone(self);
+    const bool aliased = other && other->impl()->storage == self.impl()->storage;
+    result = compute(before, aliased ? clone(*other) : (other ? *other : Tensor()));
+  } else {
+    NoGradGuard no_grad;
+    result = compute(self, other ? *other : Tensor());
+  }
+  {
+    NoGradGuard no_grad;
+    detail::copy_values(self, result);
+  }
+  self.impl()->storage->bump_version();
+  if (record) {
+    self.impl()->grad_fn = result.impl()->grad_fn;
+    self.impl()->requires_grad = true;
+  }
+  return self;
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Sub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Div, a, b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Pow, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Minimum, a, b); }
+
+Tensor add(const Tensor& t, double s) { return binary_scalar(BinaryOp::Add, t, s, false); }
+Tensor sub(const Tensor& t, double s) { return binary_scalar(BinaryOp::Sub, t, s, false); }
+Tensor rsub(const Tensor& t, double s) { return binary_scalar(BinaryOp::Sub, t, s, true); }
+Tensor mul(const Tensor& t, double s) { return binary_scalar(BinaryOp::Mul, t, s, false); }
+Tensor div(const Tensor& t, double s) { return binary_scalar(BinaryOp::Div, t, s, false); }
+Tensor rdiv(const Tensor& t, double s) { return binary_scalar(BinaryOp::Div, t, s, true); }
+Tensor pow(const Tensor& t, double e) { return unary(UnaryOp::PowScalar, t, e); }
+Tensor pow(double base, const Tensor& e) {
+  if (!(base > 0)) raise<ValueError>("pow: a scalar base must be positive, got ", base);
+  return unary(UnaryOp::RPowScalar, e, base);
+}
+Tensor maximum(const Tensor& t, double s) { return binary_scalar(BinaryOp::Maximum, t, s, false); }
+Tensor minimum(const Tensor& t, double s) { return binary_scalar(BinaryOp::Minimum, t, s, false); }
+
+Tensor neg(const Tensor& t) { return unary(UnaryOp::Neg, t); }
+Tensor exp(const Tensor& t) { return unary(UnaryOp::Exp, t); }
+Tensor log(const Tensor& t) { return unary(UnaryOp::Log, t); }
+Tensor sqrt(const Tensor& t) { return unary(UnaryOp::Sqrt, t); }
+Tensor abs(const Tensor& t) { return unary(UnaryOp::Abs, t); }
+Tensor relu(const Tensor& t) { return unary(UnaryOp::Relu, t); }
+Tensor sigmoid(const Tensor& t) { return unary(UnaryOp::Sigmoid, t); }
+Tensor tanh(const Tensor& t) { return unary(UnaryOp::Tanh, t); }
+Tensor sign(const Tensor& t) { return unary(UnaryOp::Sign, t); }
+Tensor square(const Tensor& t) { return unary(UnaryOp::Square, t); }
+Tensor clamp(const Tensor& t, double lo, double hi) {
+  if (lo > hi) raise<ValueError>("clamp: min ", lo, " is greater than max ", hi);
+  return unary(UnaryOp::Clamp, t, lo, hi);
+}
+
+Tensor eq(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Eq, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Ne, a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Lt, a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Le, a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Gt, a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Ge, a, b); }
+Tensor eq(const Tensor& t, double s) { return binary_scalar(BinaryOp::Eq, t, s, false); }
+Tensor ne(const Tensor& t, double s) { return binary_scalar(BinaryOp::Ne, t, s, false); }
+Tensor lt(const Tensor& t, double s) { return binary_scalar(BinaryOp::Lt, t, s, false); }
+Tensor le(const Tensor& t, double s) { return binary_scalar(BinaryOp::Le, t, s, false); }
+Tensor gt(const Tensor& t, double s) { return binary_scalar(BinaryOp::Gt, t, s, false); }
+Tensor ge(const Tensor& t, double s) { return binary_scalar(BinaryOp::Ge, t, s, false); }
+Tensor logical_not(const Tensor& t) { return unary(UnaryOp::LogicalNot, t); }
+
+class WhereNode final : public Node {
+ public:
+  WhereNode() : Node("where") {}
+  std::vector<Tensor> backward(const Tensor& g) override {
+    const Tensor& c = saved(0);
+    Tensor zero = zeros({}, TensorOptions(g.dtype()).device(g.device()));
+    return {Tensor(), needs_grad(1) ? where(c, g, zero) : Tensor(),
+            needs_grad(2) ? where(c, zero, g) : Tensor()};
+  }
+};
+
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
+  check_defined("where", {{"condition", c}, {"input", a}, {"other", b}});
+  check_same_device("where", {{"condition", c}, {"input", a}, {"other", b}});
+  check_dtype("where", {"condition", c}, kBool);
+  check_same_dtype("where", {{"input", a}, {"other", b}});
+  const Shape shape = broadcast_shapes(broadcast_shapes(c.shape(), a.shape()), b.shape());
+  Tensor out = detail::make_empty(shape, a.dtype(), a.device());
+  if (out.numel())
+    backend_for(a.device()).where(out, detail::broadcast_to(c, shape, "where"),
+                                  detail::broadcast_to(a, shape, "where"),
+                                  detail::broadcast_to(b, shape, "where"));
+  if (autograd::any_requires_grad({&a, &b})) {
+    auto node = std::make_shared<WhereNode>();
+    node->save(c);
+    autograd::record(out, node, {&c, &a, &b});
+  }
+  return out;
+}
+
+Tensor& add_(Tensor& self, const Tensor& other, double alpha) {
+  return inplace(self, "add_", &other, [&](const Tensor& s, const Tensor& o) {
+    return alpha == 1.0 ? add(s, o) : add(s, mul(o, alpha));
+  });
+}
+Tensor& sub_(Tensor& self, const Tensor& other) {
+  return inplace(self, "sub_", &other, [&](const Tensor& s, const Tensor& o) { return sub(s, o); });
+}
+Tensor& mul_(Tensor& self, const Tensor& other) {
+  return inplace(self, "mul_", &other, [&](const Tensor& s, const Tensor& o) { return mul(s, o); });
+}
+Tensor& div_(Tensor& self, const Tensor& other) {
+  return inplace(self, "div_", &other, [&](const Tensor& s, const Tensor& o) { return div(s, o); });
+}
+Tensor& add_(Tensor& self, double v) {
+  return inplace(self, "add_", nullptr, [&](const Tensor& s, const Tensor&) { return add(s, v); });
+}
+Tensor& mul_(Tensor& self, double v) {
+  return inplace(self, "mul_", nullptr, [&](const Tensor& s, const Tensor&) { return mul(s, v); });
+}
+Tensor& clamp_(Tensor& self, double lo, double hi) {
+  return inplace(self, "clamp_", nullptr, [&](const Tensor& s, const Tensor&) { return clamp(s, lo, hi); });
+}
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, double s) { return add(a, s); }
+Tensor operator-(const Tensor& a, double s) { return sub(a, s); }
+Tensor operator*(const Tensor& a, double s) { return mul(a, s); }
+Tensor operator/(const Tensor& a, double s) { return div(a, s); }
+Tensor operator+(double s, const Tensor& a) { return add(a, s); }
+Tensor operator-(double s, const Tensor& a) { return rsub(a, s); }
+Tensor operator*(double s, const Tensor& a) { return mul(a, s); }
+Tensor operator/(double s, const Tensor& a) { return rdiv(a, s); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, double s) { return eq(a, s); }
+Tensor operator!=(const Tensor& a, double s) { return ne(a, s); }
+Tensor operator<(const Tensor& a, double s) { return lt(a, s); }
+Tensor operator<=(const Tensor& a, double s) { return le(a, s); }
+Tensor operator>(const Tensor& a, double s) { return gt(a, s); }
+Tensor operator>=(const Tensor& a, double s) { return ge(a, s); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return add_(a, b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return sub_(a, b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return mul_(a, b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return div_(a, b); }
+Tensor& operator+=(Tensor& a, double s) { return add_(a, s); }
+Tensor& operator-=(Tensor& a, double s) { return add_(a, -s); }
+Tensor& operator*=(Tensor& a, double s) { return mul_(a, s); }
+Tensor& operator/=(Tensor& a, double s) { return mul_(a, 1.0 / s); }
+
+}  // namespace ember

@@ -1,0 +1,102 @@
+#pragma once
+// Elementwise ops with broadcasting. Tensor-tensor forms require one device and one dtype;
+// a C++ scalar takes the tensor's dtype (no implicit promotion, DESIGN.md).
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+EMBER_API Tensor add(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor sub(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor mul(const Tensor& lhs, const Tensor& rhs);
+/// Floating dtypes only (integer division would need promotion).
+EMBER_API Tensor div(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor pow(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor maximum(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor minimum(const Tensor& lhs, const Tensor& rhs);
+
+EMBER_API Tensor add(const Tensor& t, double s);
+EMBER_API Tensor sub(const Tensor& t, double s);
+EMBER_API Tensor rsub(const Tensor& t, double s);  // s - t
+EMBER_API Tensor mul(const Tensor& t, double s);
+EMBER_API Tensor div(const Tensor& t, double s);
+EMBER_API Tensor rdiv(const Tensor& t, double s);  // s / t
+EMBER_API Tensor pow(const Tensor& t, double exponent);
+EMBER_API Tensor pow(double base, const Tensor& exponent);
+EMBER_API Tensor maximum(const Tensor& t, double s);
+EMBER_API Tensor minimum(const Tensor& t, double s);
+
+EMBER_API Tensor neg(const Tensor& t);
+EMBER_API Tensor exp(const Tensor& t);
+EMBER_API Tensor log(const Tensor& t);
+EMBER_API Tensor sqrt(const Tensor& t);
+EMBER_API Tensor abs(const Tensor& t);
+EMBER_API Tensor relu(const Tensor& t);
+EMBER_API Tensor sigmoid(const Tensor& t);
+EMBER_API Tensor tanh(const Tensor& t);
+EMBER_API Tensor sign(const Tensor& t);
+EMBER_API Tensor square(const Tensor& t);
+/// min(max(t, min), max); ValueError when min > max.
+EMBER_API Tensor clamp(const Tensor& t, double min, double max);
+
+/// Comparisons give bool tensors (not differentiable).
+EMBER_API Tensor eq(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor ne(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor lt(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor le(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor gt(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor ge(const Tensor& lhs, const Tensor& rhs);
+EMBER_API Tensor eq(const Tensor& t, double s);
+EMBER_API Tensor ne(const Tensor& t, double s);
+EMBER_API Tensor lt(const Tensor& t, double s);
+EMBER_API Tensor le(const Tensor& t, double s);
+EMBER_API Tensor gt(const Tensor& t, double s);
+EMBER_API Tensor ge(const Tensor& t, double s);
+EMBER_API Tensor logical_not(const Tensor& t);
+
+/// cond ? input : other, all three broadcast together; cond must be bool.
+EMBER_API Tensor where(const Tensor& condition, const Tensor& input, const Tensor& other);
+
+/// In place (bump the version; other broadcast to self's shape).
+EMBER_API Tensor& add_(Tensor& self, const Tensor& other, double alpha = 1.0);
+EMBER_API Tensor& sub_(Tensor& self, const Tensor& other);
+EMBER_API Tensor& mul_(Tensor& self, const Tensor& other);
+EMBER_API Tensor& div_(Tensor& self, const Tensor& other);
+EMBER_API Tensor& add_(Tensor& self, double s);
+EMBER_API Tensor& mul_(Tensor& self, double s);
+EMBER_API Tensor& clamp_(Tensor& self, double min, double max);
+
+EMBER_API Tensor operator+(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator-(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator*(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator/(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator+(const Tensor& a, double s);
+EMBER_API Tensor operator-(const Tensor& a, double s);
+EMBER_API Tensor operator*(const Tensor& a, double s);
+EMBER_API Tensor operator/(const Tensor& a, double s);
+EMBER_API Tensor operator+(double s, const Tensor& a);
+EMBER_API Tensor operator-(double s, const Tensor& a);
+EMBER_API Tensor operator*(double s, const Tensor& a);
+EMBER_API Tensor operator/(double s, const Tensor& a);
+EMBER_API Tensor operator-(const Tensor& a);
+EMBER_API Tensor operator==(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator!=(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator<(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator<=(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator>(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator>=(const Tensor& a, const Tensor& b);
+EMBER_API Tensor operator==(const Tensor& a, double s);
+EMBER_API Tensor operator!=(const Tensor& a, double s);
+EMBER_API Tensor operator<(const Tensor& a, double s);
+EMBER_API Tensor operator<=(const Tensor& a, double s);
+EMBER_API Tensor operator>(const Tensor& a, double s);
+EMBER_API Tensor operator>=(const Tensor& a, double s);
+EMBER_API Tensor& operator+=(Tensor& a, const Tensor& b);
+EMBER_API Tensor& operator-=(Tensor& a, const Tensor& b);
+EMBER_API Tensor& operator*=(Tensor& a, const Tensor& b);
+EMBER_API Tensor& operator/=(Tensor& a, const Tensor& b);
+EMBER_API Tensor& operator+=(Tensor& a, double s);
+EMBER_API Tensor& operator-=(Tensor& a, double s);
+EMBER_API Tensor& operator*=(Tensor& a, double s);
+EMBER_API Tensor& operator/=(Tensor& a, double s);
+
+}  // namespace ember

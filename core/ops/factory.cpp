@@ -1,0 +1,120 @@
+// Factories: allocate on the requested device, then let its backend fill the values.
+#include "ember/core/ops/factory.h"
+
+#include <cmath>
+
+#include "ember/core/backend.h"
+#include "ember/core/error.h"
+#include "ember/core/generator.h"
+#include "ember/core/ops/transfer.h"
+
+namespace ember {
+namespace {
+Tensor finish(Tensor t, const TensorOptions& o) {
+  if (o.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+Tensor filled(const Shape& shape, double value, const TensorOptions& o, const char* op) {
+  check_sizes(shape, op);
+  Tensor t = detail::make_empty(shape, o.dtype(), o.device());
+  backend_for(o.device()).fill(t, value);
+  return finish(t, o);
+}
+Tensor& draw(Tensor& t, RandomKind kind, double a, double b) {
+  if (!t.is_contiguous()) raise<ValueError>("random fill needs a contiguous tensor");
+  auto [seed, offset] = default_generator().reserve(static_cast<uint64_t>(t.numel()));
+  backend_for(t.device()).random(t, kind, a, b, seed, offset);
+  t.impl()->storage->bump_version();
+  return t;
+}
+Tensor random_tensor(const Shape& shape, RandomKind kind, double a, double b,
+                     const TensorOptions& o, const char* op) {
+  check_sizes(shape, op);
+  if (kind != RandomKind::Integer && !is_floating(o.dtype()))
+    raise<DTypeError>(op, " needs a floating dtype, got ", dtype_name(o.dtype()));
+  Tensor t = detail::make_empty(shape, o.dtype(), o.device());
+  draw(t, kind, a, b);
+  return finish(t, o);
+}
+TensorOptions like(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
+}  // namespace
+
+Tensor empty(const Shape& shape, TensorOptions o) {
+  check_sizes(shape, "empty");
+  return finish(detail::make_empty(shape, o.dtype(), o.device()), o);
+}
+Tensor zeros(const Shape& shape, TensorOptions o) { return filled(shape, 0, o, "zeros"); }
+Tensor ones(const Shape& shape, TensorOptions o) { return filled(shape, 1, o, "ones"); }
+Tensor full(const Shape& shape, double value, TensorOptions o) { return filled(shape, value, o, "full"); }
+
+Tensor arange(double start, double end, double step, TensorOptions o) {
+  if (step == 0 || !std::isfinite(step)) raise<ValueError>("arange: step must be finite and non-zero");
+  if (!std::isfinite(start) || !std::isfinite(end)) raise<ValueError>("arange: bounds must be finite");
+  const double count = std::ceil((end - start) / step);
+  const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
+  Tensor t = detail::make_empty({n}, o.dtype(), o.device());
+  backend_for(o.device()).arange(t, start, step);
+  return finish(t, o);
+}
+Tensor arange(double end, TensorOptions o) { return arange(0, end, 1, o); }
+
+Tensor rand(const Shape& shape, TensorOptions o) {
+  return random_tensor(shape, RandomKind::Uniform, 0, 1, o, "rand");
+}
+Tensor randn(const Shape& shape, TensorOptions o) {
+  return random_tensor(shape, RandomKind::Normal, 0, 1, o, "randn");
+}
+Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions o) {
+  if (high <= low) raise<ValueError>("randint: expected low < high, got low=", low, " high=", high);
+  if (static_cast<uint64_t>(high - low) > 0xFFFFFFFFull)
+    raise<ValueError>("randint: the range high - low must be below 2^32");
+  if (o.dtype() == kBool) raise<DTypeError>("randint does not support dtype bool");
+  return random_tensor(shape, RandomKind::Integer, static_cast<double>(low),
+                       static_cast<double>(high), o, "randint");
+}
+Tensor& uniform_(Tensor& t, double low, double high) { return draw(t, RandomKind::Uniform, low, high); }
+Tensor& normal_(Tensor& t, double mean, double std) { return draw(t, RandomKind::Normal, mean, std); }
+
+Tensor empty_like(const Tensor& t) { return empty(t.shape(), like(t)); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), like(t)); }
+Tensor ones_like(const Tensor& t) { return ones(t.shape(), like(t)); }
+Tensor full_like(const Tensor& t, double v) { return full(t.shape(), v, like(t)); }
+Tensor rand_like(const Tensor& t) { return rand(t.shape(), like(t)); }
+Tensor randn_like(const Tensor& t) { return randn(t.shape(), like(t)); }
+
+template <class T>
+Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions o) {
+  check_sizes(shape, "from_vector");
+  if (numel_of(shape) != static_cast<int64_t>(values.size()))
+    raise<ShapeError>("from_vector: ", values.size(), " values do not fill shape ", shape_str(shape));
+  Tensor host = detail::make_empty(shape, o.dtype(), Device::cpu());
+  EMBER_DISPATCH_ALL(o.dtype(), "from_vector", [&] {
+    auto* p = host.data_ptr<scalar_t>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<scalar_t>(values[i]);
+  });
+  return finish(host.to(o.device()), o);
+}
+template EMBER_API Tensor from_vector(const std::vector<float>&, const Shape&, TensorOptions);
+template EMBER_API Tensor from_vector(const std::vector<double>&, const Shape&, TensorOptions);
+template EMBER_API Tensor from_vector(const std::vector<int64_t>&, const Shape&, TensorOptions);
+template EMBER_API Tensor from_vector(const std::vector<int>&, const Shape&, TensorOptions);
+template EMBER_API Tensor from_vector(const std::vector<uint8_t>&, const Shape&, TensorOptions);
+template EMBER_API Tensor from_vector(const std::vector<bool>&, const Shape&, TensorOptions);
+
+Tensor tensor(std::initializer_list<double> values, TensorOptions o) {
+  return from_vector(std::vector<double>(values), {static_cast<int64_t>(values.size())}, o);
+}
+
+Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorOptions o) {
+  std::vector<double> flat;
+  const size_t cols = rows.size() ? rows.begin()->size() : 0;
+  for (const auto& r : rows) {
+    if (r.size() != cols) raise<ValueError>("tensor: rows of unequal length (", cols, " and ", r.size(), ")");
+    flat.insert(flat.end(), r.begin(), r.end());
+  }
+  return from_vector(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols)}, o);
+}
+
+Tensor scalar_tensor(double value, TensorOptions o) { return filled({}, value, o, "scalar_tensor"); }
+
+}  // namespace ember

@@ -1,0 +1,131 @@
+// matmul and linear: batch dims are broadcast with differentiable views, so one batched
+// product node (bmm) carries the gradient for every case.
+#include "ember/core/ops/linalg.h"
+
+#include "ember/core/autograd/node.h"
+#include "ember/core/backend.h"
+#include "ember/core/error.h"
+#include "ember/core/ops/check.h"
+#include "ember/core/ops/reduce.h"
+#include "ember/core/ops/views.h"
+
+namespace ember {
+namespace {
+
+// out[b] = a[b] @ b[b] for 3-D a [B, M, K] and b [B, K, N]; no checks, no record.
+Tensor raw_bmm(const Tensor& a, const Tensor& b) {
+  Tensor out = detail::make_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
+  if (out.numel()) backend_for(a.device()).matmul(out, a, b, Tensor());
+  return out;
+}
+
+class BmmNode final : public Node {
+ public:
+  BmmNode() : Node("matmul") {}
+  std::vector<Tensor> backward(const Tensor& g) override {
+    const Tensor& a = saved(0);
+    const Tensor& b = saved(1);
+    return {needs_grad(0) ? raw_bmm(g, b.transpose(1, 2)) : Tensor(),
+            needs_grad(1) ? raw_bmm(a.transpose(1, 2), g) : Tensor()};
+  }
+};
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  Tensor out = raw_bmm(a, b);
+  if (autograd::any_requires_grad({&a, &b})) {
+    auto node = std::make_shared<BmmNode>();
+    node->save(a);
+    node->save(b);
+    autograd::record(out, node, {&a, &b});
+  }
+  return out;
+}
+
+[[noreturn]] void cannot_multiply(const Tensor& a, const Tensor& b) {
+  raise<ShapeError>("shape mismatch in matmul: lhs ", shape_str(a.shape()), " and rhs ",
+                    shape_str(b.shape()), " cannot be multiplied");
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  check_defined("matmul", {{"lhs", a}, {"rhs", b}});
+  check_same_device("matmul", {{"lhs", a}, {"rhs", b}});
+  check_same_dtype("matmul", {{"lhs", a}, {"rhs", b}});
+  check_floating("matmul", {"lhs", a});
+  if (a.dim() == 0 || b.dim() == 0) cannot_multiply(a, b);
+  if (a.size(-1) != (b.dim() == 1 ? b.size(0) : b.size(-2))) cannot_multiply(a, b);
+  if (a.dim() == 1) return squeeze(matmul(a.unsqueeze(0), b), -2);
+  if (b.dim() == 1) return squeeze(matmul(a, b.unsqueeze(-1)), -1);
+  const int64_t M = a.size(-2), K = a.size(-1), N = b.size(-1);
+  const Shape batch_a(a.shape().begin(), a.shape().end() - 2);
+  const Shape batch_b(b.shape().begin(), b.shape().end() - 2);
+  Shape batch;
+  try {
+    batch = broadcast_shapes(batch_a, batch_b);
+  } catch (const ShapeError&) {
+    cannot_multiply(a, b);
+  }
+  const int64_t B = numel_of(batch);
+  auto as3 = [&](const Tensor& t, int64_t rows, int64_t cols) {
+    Shape full = batch;
+    full.push_back(rows);
+    full.push_back(cols);
+    return t.expand(full).reshape({B, rows, cols});
+  };
+  Tensor a3 = a.dim() == 2 && B == 1 ? a.unsqueeze(0) : as3(a, M, K);
+  Tensor b3 = b.dim() == 2 && B == 1 ? b.unsqueeze(0) : as3(b, K, N);
+  Tensor out = bmm(a3, b3);
+  Shape out_shape = batch;
+  out_shape.push_back(M);
+  out_shape.push_back(N);
+  return out.reshape(out_shape);
+}
+
+namespace {
+class LinearNode final : public Node {
+ public:
+  LinearNode() : Node("linear") {}
+  std::vector<Tensor> backward(const Tensor& g) override {
+    const Tensor& x = saved(0);  // [R, in]
+    const Tensor& w = saved(1);  // [out, in]
+    Tensor g3 = g.unsqueeze(0);
+    std::vector<Tensor> grads(3);
+    if (needs_grad(0)) grads[0] = raw_bmm(g3, w.unsqueeze(0)).squeeze(0);
+    if (needs_grad(1)) grads[1] = raw_bmm(g.t().unsqueeze(0), x.unsqueeze(0)).squeeze(0);
+    if (needs_grad(2)) grads[2] = sum(g, {0});
+    return grads;
+  }
+};
+}  // namespace
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  check_defined("linear", {{"input", input}, {"weight", weight}});
+  check_same_device("linear", {{"input", input}, {"weight", weight}, {"bias", bias}});
+  check_same_dtype("linear", {{"input", input}, {"weight", weight}, {"bias", bias}});
+  check_floating("linear", {"input", input});
+  check_ndim("linear", {"weight", weight}, 2);
+  if (input.dim() < 1 || input.size(-1) != weight.size(1))
+    raise<ShapeError>("shape mismatch in linear: input ", shape_str(input.shape()),
+                      " and weight ", shape_str(weight.shape()), " cannot be multiplied");
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != weight.size(0)))
+    raise<ShapeError>("shape mismatch in linear: bias ", shape_str(bias.shape()),
+                      " does not match weight ", shape_str(weight.shape()));
+  const int64_t in = weight.size(1), outf = weight.size(0);
+  Tensor x = input.reshape({-1, in});
+  Tensor out = detail::make_empty({x.size(0), outf}, input.dtype(), input.device());
+  if (out.numel())
+    backend_for(input.device())
+        .matmul(out.unsqueeze(0), x.unsqueeze(0), weight.t().unsqueeze(0), bias);
+  if (autograd::any_requires_grad({&x, &weight, &bias})) {
+    auto node = std::make_shared<LinearNode>();
+    node->save(x);
+    node->save(weight);
+    autograd::record(out, node, {&x, &weight, &bias});
+  }
+  Shape out_shape(input.shape().begin(), input.shape().end() - 1);
+  out_shape.push_back(outf);
+  return out.reshape(out_shape);
+}
+
+}  // namespace ember

@@ -1,0 +1,29 @@
+#pragma once
+// Moving and converting tensors: the ops pinned as allowed to cross devices.
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+/// t on device (t itself when already there); differentiable.
+EMBER_API Tensor to(const Tensor& t, Device device);
+/// t converted to dtype (t itself when already of it); differentiable between float types.
+EMBER_API Tensor to(const Tensor& t, DType dtype);
+/// A contiguous copy with its own storage; differentiable.
+EMBER_API Tensor clone(const Tensor& t);
+/// t when contiguous, else a contiguous copy; differentiable.
+EMBER_API Tensor contiguous(const Tensor& t);
+/// Writes src (broadcast to dst's shape, any device and dtype) into dst; bumps its version.
+EMBER_API Tensor& copy_(Tensor& dst, const Tensor& src);
+EMBER_API Tensor& fill_(Tensor& t, double value);
+EMBER_API Tensor& zero_(Tensor& t);
+
+namespace detail {
+/// Copies src's values (same shape) into dst on the same device, with conversion.
+EMBER_API void copy_values(const Tensor& dst, const Tensor& src);
+/// Raw contiguous transfer of src's bytes to a new tensor on device (no autograd).
+EMBER_API Tensor transfer(const Tensor& src, Device device);
+/// AutogradError when t is a leaf requiring grad and grad mode is on (in-place op `op`).
+EMBER_API void check_inplace(const Tensor& t, const char* op);
+}  // namespace detail
+
+}  // namespace ember

@@ -1,0 +1,39 @@
+#pragma once
+// A Storage owns the bytes of one or more tensor views on one device, and their version.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "ember/core/allocator.h"
+#include "ember/core/device.h"
+#include "ember/core/export.h"
+
+namespace ember {
+
+class EMBER_API Storage {
+ public:
+  /// Allocates nbytes on device through that device's backend allocator.
+  Storage(size_t nbytes, Device device);
+  /// Wraps memory owned elsewhere; it is never freed by Ember.
+  Storage(void* external, size_t nbytes, Device device);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+  /// The version counter shared by every view: bumped by each in-place op.
+  uint64_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  Device device_;
+  Allocator* allocator_ = nullptr;  // null for external memory
+  std::atomic<uint64_t> version_{0};
+};
+
+}  // namespace ember

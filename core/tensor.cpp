@@ -1,0 +1,231 @@
+#include "ember/core/tensor.h"
+
+#include <iomanip>
+#include <sstream>
+
+#include "ember/core/autograd/node.h"
+#include "ember/core/backend.h"
+#include "ember/core/error.h"
+#include "ember/core/ops/elementwise.h"
+#include "ember/core/ops/factory.h"
+#include "ember/core/ops/linalg.h"
+#include "ember/core/ops/reduce.h"
+#include "ember/core/ops/softmax.h"
+#include "ember/core/ops/transfer.h"
+#include "ember/core/ops/views.h"
+
+namespace ember {
+
+namespace detail {
+Tensor make_empty(const Shape& shape, DType dtype, Device device) {
+  auto impl = std::make_shared<TensorImpl>();
+  const size_t nbytes = static_cast<size_t>(numel_of(shape)) * itemsize(dtype);
+  impl->storage = std::make_shared<Storage>(nbytes, device);
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  return Tensor(std::move(impl));
+}
+
+Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = t.impl()->storage;
+  impl->shape = std::move(shape);
+  impl->strides = std::move(strides);
+  impl->offset = offset;
+  impl->dtype = t.dtype();
+  return Tensor(std::move(impl));
+}
+}  // namespace detail
+
+namespace {
+void require_defined(const Tensor& t, const char* what) {
+  if (!t.defined()) raise<ValueError>(what, ": the tensor is undefined");
+}
+}  // namespace
+
+int64_t Tensor::size(int64_t d) const { return impl_->shape[normalize_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return impl_->strides[normalize_dim(d, dim(), "stride")]; }
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = impl_->shape.size(); i-- > 0;) {
+    const int64_t s = impl_->shape[i];
+    if (s == 1) continue;
+    if (impl_->strides[i] != expected) return false;
+    expected *= s;
+  }
+  return true;
+}
+
+template <class T>
+T Tensor::item() const {
+  require_defined(*this, "item");
+  if (numel() != 1)
+    raise<ValueError>("item: only one-element tensors can be converted, got shape ", shape_str(shape()));
+  return to_vector<T>()[0];
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  require_defined(*this, "to_vector");
+  Tensor host = detail::transfer(*this, Device::cpu());  // contiguous, on the host
+  std::vector<T> out(static_cast<size_t>(numel()));
+  EMBER_DISPATCH_ALL(dtype(), "to_vector", [&] {
+    const scalar_t* p = host.data_ptr<scalar_t>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(p[i]);
+  });
+  return out;
+}
+
+#define EMBER_INSTANTIATE_VALUES(T)                       \
+  template EMBER_API T Tensor::item<T>() const;           \
+  template EMBER_API std::vector<T> Tensor::to_vector<T>() const;
+EMBER_INSTANTIATE_VALUES(float)
+EMBER_INSTANTIATE_VALUES(double)
+EMBER_INSTANTIATE_VALUES(int64_t)
+EMBER_INSTANTIATE_VALUES(int)
+EMBER_INSTANTIATE_VALUES(uint8_t)
+EMBER_INSTANTIATE_VALUES(bool)
+#undef EMBER_INSTANTIATE_VALUES
+
+Tensor Tensor::to(Device d) const { require_defined(*this, "to"); return ember::to(*this, d); }
+Tensor Tensor::to(DType d) const { require_defined(*this, "to"); return ember::to(*this, d); }
+Tensor Tensor::clone() const { require_defined(*this, "clone"); return ember::clone(*this); }
+Tensor& Tensor::copy_(const Tensor& src) { return ember::copy_(*this, src); }
+Tensor& Tensor::fill_(double v) { return ember::fill_(*this, v); }
+Tensor& Tensor::zero_() { return ember::zero_(*this); }
+
+bool Tensor::requires_grad() const { return impl_ && impl_->requires_grad; }
+
+Tensor& Tensor::requires_grad_(bool r) {
+  require_defined(*this, "requires_grad_");
+  if (!is_leaf())
+    raise<AutogradError>("requires_grad_: only leaf tensors can change requires_grad; use detach()");
+  if (r && !is_floating(dtype()))
+    raise<AutogradError>("requires_grad_: only floating tensors can require grad, got ",
+                         dtype_name(dtype()));
+  impl_->requires_grad = r;
+  return *this;
+}
+
+Tensor Tensor::grad() const { return impl_ ? impl_->grad : Tensor(); }
+void Tensor::set_grad(const Tensor& g) const {
+  require_defined(*this, "set_grad");
+  if (g.defined() && (g.shape() != shape() || g.device() != device() || g.dtype() != dtype()))
+    raise<ValueError>("set_grad: the gradient must match the tensor's shape, dtype and device");
+  impl_->grad = g;
+}
+const std::shared_ptr<Node>& Tensor::grad_fn() const { return impl_->grad_fn; }
+bool Tensor::is_leaf() const { return !impl_ || !impl_->grad_fn; }
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  autograd::backward(*this, gradient, retain_graph);
+}
+
+Tensor Tensor::detach() const {
+  require_defined(*this, "detach");
+  return detail::make_view(*this, shape(), strides(), offset());
+}
+
+Tensor Tensor::view(const Shape& s) const { return ember::view(*this, s); }
+Tensor Tensor::reshape(const Shape& s) const { return ember::reshape(*this, s); }
+Tensor Tensor::flatten(int64_t a, int64_t b) const { return ember::flatten(*this, a, b); }
+Tensor Tensor::permute(const std::vector<int64_t>& d) const { return ember::permute(*this, d); }
+Tensor Tensor::transpose(int64_t a, int64_t b) const { return ember::transpose(*this, a, b); }
+Tensor Tensor::t() const { return ember::t(*this); }
+Tensor Tensor::narrow(int64_t d, int64_t s, int64_t l) const { return ember::narrow(*this, d, s, l); }
+Tensor Tensor::select(int64_t d, int64_t i) const { return ember::select(*this, d, i); }
+Tensor Tensor::squeeze() const { return ember::squeeze(*this); }
+Tensor Tensor::squeeze(int64_t d) const { return ember::squeeze(*this, d); }
+Tensor Tensor::unsqueeze(int64_t d) const { return ember::unsqueeze(*this, d); }
+Tensor Tensor::expand(const Shape& s) const { return ember::expand(*this, s); }
+Tensor Tensor::contiguous() const { return ember::contiguous(*this); }
+
+Tensor Tensor::add(const Tensor& o) const { return ember::add(*this, o); }
+Tensor Tensor::sub(const Tensor& o) const { return ember::sub(*this, o); }
+Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
+Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
+Tensor Tensor::pow(double e) const { return ember::pow(*this, e); }
+Tensor Tensor::neg() const { return ember::neg(*this); }
+Tensor Tensor::exp() const { return ember::exp(*this); }
+Tensor Tensor::log() const { return ember::log(*this); }
+Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
+Tensor Tensor::abs() const { return ember::abs(*this); }
+Tensor Tensor::relu() const { return ember::relu(*this); }
+Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
+Tensor Tensor::tanh() const { return ember::tanh(*this); }
+Tensor Tensor::clamp(double lo, double hi) const { return ember::clamp(*this, lo, hi); }
+Tensor& Tensor::add_(const Tensor& o, double alpha) { return ember::add_(*this, o, alpha); }
+Tensor& Tensor::add_(double v) { return ember::add_(*this, v); }
+Tensor& Tensor::mul_(const Tensor& o) { return ember::mul_(*this, o); }
+Tensor& Tensor::mul_(double v) { return ember::mul_(*this, v); }
+Tensor Tensor::sum() const { return ember::sum(*this); }
+Tensor Tensor::sum(const std::vector<int64_t>& d, bool k) const { return ember::sum(*this, d, k); }
+Tensor Tensor::mean() const { return ember::mean(*this); }
+Tensor Tensor::mean(const std::vector<int64_t>& d, bool k) const { return ember::mean(*this, d, k); }
+Tensor Tensor::max() const { return ember::max(*this); }
+Tensor Tensor::min() const { return ember::min(*this); }
+Tensor Tensor::argmax(int64_t d, bool k) const { return ember::argmax(*this, d, k); }
+Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }
+Tensor Tensor::softmax(int64_t d) const { return ember::softmax(*this, d); }
+Tensor Tensor::log_softmax(int64_t d) const { return ember::log_softmax(*this, d); }
+
+// ---- printing ----
+namespace {
+template <class T>
+void print_value(std::ostream& os, T v) {
+  if constexpr (std::is_same<T, bool>::value) {
+    os << (v ? "true" : "false");
+  } else if constexpr (std::is_floating_point<T>::value) {
+    std::ostringstream s;
+    s << std::setprecision(6) << v;
+    std::string str = s.str();
+    if (str.find_first_of(".enai") == std::string::npos) str += ".";
+    os << str;
+  } else {
+    os << static_cast<int64_t>(v);
+  }
+}
+
+// Prints nested brackets, eliding the middle of dims longer than 6.
+template <class T>
+void print_dim(std::ostream& os, const std::vector<T>& v, const Shape& shape, size_t dim,
+               int64_t base, int indent) {
+  const int64_t n = shape[dim];
+  int64_t inner = 1;
+  for (size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
+  os << '[';
+  for (int64_t i = 0; i < n; ++i) {
+    if (n > 6 && i == 3) {
+      os << "...";
+      i = n - 3;
+      os << (dim + 1 == shape.size() ? ", " : ",\n" + std::string(static_cast<size_t>(indent + 1), ' '));
+    }
+    if (dim + 1 == shape.size())
+      print_value(os, v[static_cast<size_t>(base + i)]);
+    else
+      print_dim(os, v, shape, dim + 1, base + i * inner, indent + 1);
+    if (i + 1 < n) os << (dim + 1 == shape.size() ? ", " : ",\n" + std::string(static_cast<size_t>(indent + 1), ' '));
+  }
+  os << ']';
+}
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (!t.defined()) return os << "tensor(undefined)";
+  os << "tensor(";
+  EMBER_DISPATCH_ALL(t.dtype(), "print", [&] {
+    const std::vector<scalar_t> v = t.to_vector<scalar_t>();
+    if (t.dim() == 0)
+      print_value(os, v[0]);
+    else
+      print_dim(os, v, t.shape(), 0, 0, 7);
+  });
+  os << ", shape=" << shape_str(t.shape()) << ", dtype=" << dtype_name(t.dtype())
+     << ", device=" << t.device().str();
+  if (t.requires_grad()) os << ", requires_grad=true";
+  return os << ')';
+}
+
+}  // namespace ember

@@ -1,0 +1,186 @@
+#pragma once
+// Tensor: a cheap handle to a strided view of a Storage on one device, with autograd state.
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ember/core/device.h"
+#include "ember/core/dtype.h"
+#include "ember/core/export.h"
+#include "ember/core/shape.h"
+#include "ember/core/storage.h"
+#include "ember/core/tensor_options.h"
+
+namespace ember {
+
+class Node;
+class TensorImpl;
+
+class EMBER_API Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- metadata ----
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& shape() const;
+  /// Size of one dim (negative dims count from the end).
+  int64_t size(int64_t dim) const;
+  const Shape& strides() const;
+  int64_t stride(int64_t dim) const;
+  int64_t offset() const;
+  int64_t dim() const;
+  int64_t numel() const;
+  DType dtype() const;
+  Device device() const;
+  bool is_contiguous() const;
+  /// The name a Module gave this tensor ("conv1.weight"), or "".
+  const std::string& name() const;
+  /// The storage's version counter (bumped by in-place ops on any view).
+  uint64_t version() const;
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+  /// Pointer to the first element (device memory for CUDA tensors); T must match dtype.
+  template <class T> T* data_ptr() const;
+  void* raw_data() const;
+
+  // ---- values ----
+  /// The single value of a one-element tensor, converted to T (synchronises for CUDA).
+  template <class T> T item() const;
+  /// All values in row-major order, converted to T (copies to the host).
+  template <class T> std::vector<T> to_vector() const;
+
+  // ---- devices and dtypes ----
+  /// This tensor on device (itself when already there).
+  [[nodiscard]] Tensor to(Device device) const;
+  /// This tensor converted to dtype (itself when already of it).
+  [[nodiscard]] Tensor to(DType dtype) const;
+  [[nodiscard]] Tensor to(const char* device) const { return to(Device(device)); }
+  [[nodiscard]] Tensor cpu() const { return to(Device::cpu()); }
+  [[nodiscard]] Tensor cuda(int index = 0) const { return to(Device::cuda(index)); }
+  /// A copy with its own storage (differentiable).
+  [[nodiscard]] Tensor clone() const;
+  /// Copies src's values into this tensor (broadcasting src; across devices and dtypes).
+  Tensor& copy_(const Tensor& src);
+  Tensor& fill_(double value);
+  Tensor& zero_();
+
+  // ---- autograd ----
+  bool requires_grad() const;
+  /// Marks a leaf as requiring grad; AutogradError for non-leaves or non-floating dtypes.
+  Tensor& requires_grad_(bool requires = true);
+  /// The accumulated gradient of a leaf (undefined until backward reaches it).
+  Tensor grad() const;
+  void set_grad(const Tensor& grad) const;
+  const std::shared_ptr<Node>& grad_fn() const;
+  bool is_leaf() const;
+  /// Backpropagates from this scalar (or with an explicit gradient of this shape).
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  /// A view that shares storage but is cut from the graph.
+  [[nodiscard]] Tensor detach() const;
+
+  // ---- views (share storage and version) ----
+  Tensor view(const Shape& shape) const;
+  Tensor reshape(const Shape& shape) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor permute(const std::vector<int64_t>& dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor expand(const Shape& shape) const;
+  Tensor contiguous() const;
+
+  // ---- common math (free functions in core/ops do the work) ----
+  Tensor add(const Tensor& o) const;
+  Tensor sub(const Tensor& o) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor pow(double exponent) const;
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor abs() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor clamp(double min, double max) const;
+  Tensor& add_(const Tensor& o, double alpha = 1.0);
+  Tensor& add_(double value);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(double value);
+  Tensor sum() const;
+  Tensor sum(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor matmul(const Tensor& o) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+/// The state behind a Tensor handle. Public so that backends and autograd can read it.
+class EMBER_API TensorImpl {
+ public:
+  std::shared_ptr<Storage> storage;
+  Shape shape;
+  Shape strides;
+  int64_t offset = 0;
+  DType dtype = DType::Float32;
+  bool requires_grad = false;
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;          // null for leaves
+  std::weak_ptr<Node> grad_accumulator;   // leaves: the node that sums into grad
+  std::string name;                       // set by Module registration
+
+  Device device() const { return storage->device(); }
+  int64_t numel() const { return numel_of(shape); }
+  void* data() const {
+    return static_cast<char*>(storage->data()) + offset * static_cast<int64_t>(itemsize(dtype));
+  }
+};
+
+inline const Shape& Tensor::shape() const { return impl_->shape; }
+inline const Shape& Tensor::strides() const { return impl_->strides; }
+inline int64_t Tensor::offset() const { return impl_->offset; }
+inline int64_t Tensor::dim() const { return static_cast<int64_t>(impl_->shape.size()); }
+inline int64_t Tensor::numel() const { return impl_->numel(); }
+inline DType Tensor::dtype() const { return impl_->dtype; }
+inline Device Tensor::device() const { return impl_->device(); }
+inline const std::string& Tensor::name() const { return impl_->name; }
+inline uint64_t Tensor::version() const { return impl_->storage->version(); }
+inline void* Tensor::raw_data() const { return impl_->data(); }
+
+template <class T>
+T* Tensor::data_ptr() const {
+  if (dtype_of<T>::value != dtype())
+    raise<DTypeError>("data_ptr: requested ", dtype_name(dtype_of<T>::value),
+                      " from a tensor of dtype ", dtype_name(dtype()));
+  return static_cast<T*>(impl_->data());
+}
+
+/// Prints values (at most a few per dim), shape, dtype and device.
+EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+namespace detail {
+/// A tensor that shares t's storage with a new geometry (no autograd record).
+EMBER_API Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset);
+/// A fresh uninitialised tensor (no autograd record).
+EMBER_API Tensor make_empty(const Shape& shape, DType dtype, Device device);
+}  // namespace detail
+
+}  // namespace ember

@@ -1,0 +1,30 @@
+#pragma once
+// Options for factories: dtype, device, requires_grad. Implicit from a DType or a Device,
+// so zeros({2, 3}, kFloat64) and zeros({2, 3}, Device::cuda()) both read naturally.
+#include "ember/core/device.h"
+#include "ember/core/dtype.h"
+
+namespace ember {
+
+class TensorOptions {
+ public:
+  TensorOptions() = default;
+  TensorOptions(DType d) : dtype_(d) {}           // NOLINT: implicit on purpose
+  TensorOptions(Device d) : device_(d) {}         // NOLINT
+  TensorOptions(const char* d) : device_(d) {}    // NOLINT
+
+  DType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  bool requires_grad() const { return requires_grad_; }
+
+  TensorOptions& dtype(DType d) { dtype_ = d; return *this; }
+  TensorOptions& device(Device d) { device_ = d; return *this; }
+  TensorOptions& requires_grad(bool r) { requires_grad_ = r; return *this; }
+
+ private:
+  DType dtype_ = DType::Float32;
+  Device device_ = Device::cpu();
+  bool requires_grad_ = false;
+};
+
+}  // namespace ember

@@ -1,0 +1,22 @@
+#pragma once
+// Ember: tensors that know their device, reverse-mode autograd, CPU (Eigen) and CUDA
+// backends, nn modules, optimizers and data loading. Include as <ember/ember.h>.
+#include "ember/core/autograd/grad_mode.h"
+#include "ember/core/autograd/node.h"
+#include "ember/core/backend_registry.h"
+#include "ember/core/cuda.h"
+#include "ember/core/device.h"
+#include "ember/core/dtype.h"
+#include "ember/core/error.h"
+#include "ember/core/generator.h"
+#include "ember/core/ops/elementwise.h"
+#include "ember/core/ops/factory.h"
+#include "ember/core/ops/linalg.h"
+#include "ember/core/ops/loss.h"
+#include "ember/core/ops/reduce.h"
+#include "ember/core/ops/softmax.h"
+#include "ember/core/ops/transfer.h"
+#include "ember/core/ops/views.h"
+#include "ember/core/tensor.h"
+#include "ember/core/threads.h"
+#include "ember/core/version.h"

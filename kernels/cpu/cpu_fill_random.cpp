@@ -1,0 +1,45 @@
+// fill, arange and the Philox draws on the CPU.
+#include "ember/kernels/cpu/cpu_backend.h"
+#include "ember/kernels/cpu/parallel.h"
+#include "ember/kernels/philox.h"
+
+namespace ember {
+
+void CpuBackend::fill(const Tensor& out, double value) {
+  EMBER_DISPATCH_ALL(out.dtype(), "fill", [&] {
+    scalar_t* o = static_cast<scalar_t*>(out.raw_data());
+    const auto v = static_cast<scalar_t>(value);
+    parallel_for(out.numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) o[i] = v;
+    });
+  });
+}
+
+void CpuBackend::arange(const Tensor& out, double start, double step) {
+  EMBER_DISPATCH_NUMERIC(out.dtype(), "arange", [&] {
+    scalar_t* o = static_cast<scalar_t*>(out.raw_data());
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = static_cast<scalar_t>(start + step * i);
+  });
+}
+
+void CpuBackend::random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
+                        uint64_t offset) {
+  EMBER_DISPATCH_NUMERIC(out.dtype(), "random", [&] {
+    scalar_t* o = static_cast<scalar_t*>(out.raw_data());
+    const uint64_t range = kind == RandomKind::Integer ? static_cast<uint64_t>(b - a) : 0;
+    parallel_for(out.numel(), 4096, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) {
+        const auto u = static_cast<uint64_t>(i);
+        double v;
+        switch (kind) {
+          case RandomKind::Uniform: v = a + (b - a) * philox::uniform_at(u, seed, offset); break;
+          case RandomKind::Normal: v = a + b * philox::normal_at(u, seed, offset); break;
+          default: v = a + static_cast<double>(philox::integer_at(u, seed, offset, range)); break;
+        }
+        o[i] = static_cast<scalar_t>(v);
+      }
+    });
+  });
+}
+
+}  // namespace ember

@@ -1,0 +1,9 @@
+#pragma once
+// EMBER_HD marks code that compiles for both the host and CUDA devices.
+#if defined(__CUDACC__)
+#define EMBER_HD __host__ __device__
+#define EMBER_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define EMBER_HD
+#define EMBER_HD_INLINE inline
+#endif

@@ -1,0 +1,60 @@
+#pragma once
+// Philox 4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3"): a
+// counter-based generator, so element i of a draw is a pure function of (seed, counter)
+// and every device produces the same numbers. Shared by the CPU and CUDA backends.
+#include <cmath>
+#include <cstdint>
+
+#include "ember/kernels/hd.h"
+
+namespace ember::philox {
+
+struct Words { uint32_t w[4]; };
+
+EMBER_HD_INLINE void mulhilo(uint32_t a, uint32_t b, uint32_t& hi, uint32_t& lo) {
+  const uint64_t p = static_cast<uint64_t>(a) * b;
+  hi = static_cast<uint32_t>(p >> 32);
+  lo = static_cast<uint32_t>(p);
+}
+
+/// The four 32-bit words for a 64-bit counter under a 64-bit key.
+EMBER_HD_INLINE Words draw(uint64_t counter, uint64_t key) {
+  uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
+  uint32_t c2 = 0, c3 = 0;
+  uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
+  for (int round = 0; round < 10; ++round) {
+    uint32_t hi0, lo0, hi1, lo1;
+    mulhilo(0xD2511F53u, c0, hi0, lo0);
+    mulhilo(0xCD9E8D57u, c2, hi1, lo1);
+    const uint32_t n0 = hi1 ^ c1 ^ k0, n1 = lo1, n2 = hi0 ^ c3 ^ k1, n3 = lo0;
+    c0 = n0; c1 = n1; c2 = n2; c3 = n3;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return Words{{c0, c1, c2, c3}};
+}
+
+/// A uniform number in [0, 1) from one word (24 bits, exact in float32).
+EMBER_HD_INLINE double uniform01(uint32_t w) { return (w >> 8) * (1.0 / 16777216.0); }
+
+/// Element i of a draw that starts at counter offset: the values of RandomKind.
+/// Normal pairs words (0,1) and (2,3) through Box-Muller, computed in double so that both
+/// devices round to the same float.
+EMBER_HD_INLINE double uniform_at(uint64_t i, uint64_t seed, uint64_t offset) {
+  return uniform01(draw(offset + i / 4, seed).w[i % 4]);
+}
+EMBER_HD_INLINE double normal_at(uint64_t i, uint64_t seed, uint64_t offset) {
+  const Words r = draw(offset + i / 4, seed);
+  const unsigned pair = (i % 4) / 2 * 2;
+  const double u1 = (static_cast<double>(r.w[pair]) + 1.0) * (1.0 / 4294967296.0);  // (0, 1]
+  const double u2 = static_cast<double>(r.w[pair + 1]) * (1.0 / 4294967296.0);
+  const double radius = ::sqrt(-2.0 * ::log(u1));
+  const double angle = 6.283185307179586476925 * u2;
+  return (i % 2 == 0) ? radius * ::cos(angle) : radius * ::sin(angle);
+}
+/// An integer in [0, range) for range >= 1 (range < 2^32).
+EMBER_HD_INLINE uint64_t integer_at(uint64_t i, uint64_t seed, uint64_t offset, uint64_t range) {
+  return draw(offset + i / 4, seed).w[i % 4] % range;
+}
+
+}  // namespace ember::philox

@@ -1,0 +1,165 @@
+#include "support/op_catalog.h"
+
+namespace ember::test {
+namespace {
+
+using Args = const std::vector<Tensor>&;
+#define BIN(name) static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&ember::name)
+#define UN(name) static_cast<Tensor (*)(const Tensor&)>(&ember::name)
+
+ArgSpec f(const std::string& name, Shape shape, double lo = -1, double hi = 1) {
+  return ArgSpec{name, std::move(shape), kFloat32, lo, hi, true};
+}
+ArgSpec idx(const std::string& name, Shape shape, double lo, double hi) {
+  return ArgSpec{name, std::move(shape), kInt64, lo, hi, false};
+}
+ArgSpec boolean(const std::string& name, Shape shape) {
+  return ArgSpec{name, std::move(shape), kBool, 0, 2, false};
+}
+
+std::vector<OpSpec> build() {
+  std::vector<OpSpec> ops;
+  auto push = [&](OpSpec s) { ops.push_back(std::move(s)); };
+
+  // ---- binary elementwise: contiguous, broadcast and transposed operands ----
+  struct Bin { const char* op; Tensor (*fn)(const Tensor&, const Tensor&); double lo, hi; };
+  for (Bin b : {Bin{"add", BIN(add), -1, 1}, Bin{"sub", BIN(sub), -1, 1}, Bin{"mul", BIN(mul), -1, 1},
+                Bin{"div", BIN(div), 0.5, 2}, Bin{"pow", BIN(pow), 0.5, 2},
+                Bin{"maximum", BIN(maximum), -1, 1}, Bin{"minimum", BIN(minimum), -1, 1}}) {
+    auto fn = b.fn;
+    push({b.op, b.op, {f("lhs", {2, 3}, b.lo, b.hi), f("rhs", {2, 3}, b.lo, b.hi)},
+         [fn](Args a) { return fn(a[0], a[1]); }});
+    push({std::string(b.op) + "_broadcast", b.op, {f("lhs", {4, 1, 3}, b.lo, b.hi), f("rhs", {2, 1}, b.lo, b.hi)},
+         [fn](Args a) { return fn(a[0], a[1]); }});
+    push({std::string(b.op) + "_strided", b.op, {f("lhs", {3, 2}, b.lo, b.hi), f("rhs", {4, 2}, b.lo, b.hi)},
+         [fn](Args a) { return fn(a[0].t(), a[1].narrow(0, 1, 3).t()); }});
+  }
+  // ---- comparisons and where ----
+  struct Cmp { const char* op; Tensor (*fn)(const Tensor&, const Tensor&); };
+  for (Cmp c : {Cmp{"eq", BIN(eq)}, Cmp{"ne", BIN(ne)}, Cmp{"lt", BIN(lt)}, Cmp{"le", BIN(le)},
+                Cmp{"gt", BIN(gt)}, Cmp{"ge", BIN(ge)}}) {
+    auto fn = c.fn;
+    OpSpec s{c.op, c.op, {f("lhs", {2, 3}), f("rhs", {3})}, [fn](Args a) { return fn(a[0], a[1]); }};
+    s.differentiable = false;
+    push(s);
+  }
+  push({"where", "where", {boolean("condition", {2, 3}), f("input", {2, 3}), f("other", {3})},
+       [](Args a) { return where(a[0], a[1], a[2]); }});
+  // ---- in place ----
+  {
+    OpSpec s{"add_", "add_", {f("self", {2, 3}), f("other", {3})}, [](Args a) {
+               Tensor s = a[0].clone();
+               s.add_(a[1], 0.5);
+               return s;
+             }};
+    push(s);
+    push({"mul_", "mul_", {f("self", {2, 3}), f("other", {2, 3})}, [](Args a) {
+           Tensor s = a[0].clone();
+           s.mul_(a[1]);
+           return s;
+         }});
+  }
+  // ---- unary ----
+  struct Un { const char* op; Tensor (*fn)(const Tensor&); double lo, hi; };
+  for (Un u : {Un{"neg", UN(neg), -1, 1}, Un{"exp", UN(exp), -1, 1}, Un{"log", UN(log), 0.5, 2},
+               Un{"sqrt", UN(sqrt), 0.5, 2}, Un{"abs", UN(abs), -1, 1}, Un{"relu", UN(relu), -1, 1},
+               Un{"sigmoid", UN(sigmoid), -3, 3}, Un{"tanh", UN(tanh), -2, 2},
+               Un{"square", UN(square), -1, 1}}) {
+    auto fn = u.fn;
+    push({u.op, u.op, {f("input", {2, 3}, u.lo, u.hi)}, [fn](Args a) { return fn(a[0]); }});
+    push({std::string(u.op) + "_strided", u.op, {f("input", {3, 4}, u.lo, u.hi)},
+         [fn](Args a) { return fn(a[0].t().narrow(0, 1, 2)); }});
+  }
+  push({"clamp", "clamp", {f("input", {2, 3}, -2, 2)}, [](Args a) { return clamp(a[0], -1, 1); }});
+  push({"pow_scalar", "pow", {f("input", {2, 3}, 0.5, 2)}, [](Args a) { return pow(a[0], 2.5); }});
+  push({"rpow_scalar", "pow", {f("input", {2, 3})}, [](Args a) { return pow(1.5, a[0]); }});
+  push({"scalar_arith", "div", {f("input", {2, 3}, 0.5, 2)},
+       [](Args a) { return (2.0 - a[0]) * 3.0 / 2.0 + 1.0 / a[0] - a[0] / 4.0 + maximum(a[0], 1.0); }});
+  // ---- views ----
+  push({"views", "reshape", {f("input", {2, 3, 4})}, [](Args a) {
+         return a[0].permute({2, 0, 1}).reshape({4, 6}).t().narrow(0, 1, 4).select(1, 2).unsqueeze(0).expand({3, 4}).flatten();
+       }});
+  push({"views_squeeze", "squeeze", {f("input", {2, 1, 3})},
+       [](Args a) { return a[0].squeeze(1).transpose(0, 1).reshape({6}) * 1.0 + a[0].squeeze().sum(); }});
+  push({"contiguous", "contiguous", {f("input", {3, 4})}, [](Args a) { return a[0].t().contiguous(); }});
+  {
+    // Rounding through float32 defeats finite differences; autograd_test checks it by hand.
+    OpSpec s{"to_dtype", "to", {f("input", {2, 3})}, [](Args a) { return a[0].to(kFloat32).to(a[0].dtype()) * a[0]; }};
+    s.differentiable = false;
+    push(s);
+  }
+  push({"clone", "clone", {f("input", {2, 3})}, [](Args a) { return a[0].clone() * 2.0; }});
+  // ---- reductions ----
+  push({"sum", "sum", {f("input", {3, 4})}, [](Args a) { return sum(a[0]); }});
+  push({"sum_dims", "sum", {f("input", {2, 3, 4})}, [](Args a) { return sum(a[0], {0, 2}, true); }});
+  push({"sum_strided", "sum", {f("input", {3, 4})}, [](Args a) { return sum(a[0].t(), {1}); }});
+  push({"mean", "mean", {f("input", {3, 5})}, [](Args a) { return mean(a[0], {-1}); }});
+  push({"mean_all", "mean", {f("input", {3, 5})}, [](Args a) { return mean(a[0]); }});
+  push({"amax", "amax", {f("input", {3, 5})}, [](Args a) { return amax(a[0], {1}); }});
+  push({"amin", "amin", {f("input", {3, 5})}, [](Args a) { return amin(a[0], {0}, true); }});
+  push({"max_all", "amax", {f("input", {3, 5})}, [](Args a) { return max(a[0]); }});
+  push({"min_all", "amin", {f("input", {3, 5})}, [](Args a) { return min(a[0]); }});
+  push({"max_dim", "max", {f("input", {3, 5})}, [](Args a) { return max(a[0], 1).values; }});
+  push({"min_dim", "min", {f("input", {4, 3})}, [](Args a) { return min(a[0].t(), 0, true).values; }});
+  {
+    OpSpec s{"argmax", "argmax", {f("input", {3, 5})}, [](Args a) { return argmax(a[0], 1); }};
+    s.differentiable = false;
+    push(s);
+    OpSpec s2{"argmin", "argmin", {f("input", {3, 5})}, [](Args a) { return argmin(a[0], 0); }};
+    s2.differentiable = false;
+    push(s2);
+  }
+  // ---- linear algebra ----
+  push({"matmul", "matmul", {f("lhs", {3, 4}), f("rhs", {4, 5})}, [](Args a) { return matmul(a[0], a[1]); }});
+  push({"matmul_transposed", "matmul", {f("lhs", {4, 3}), f("rhs", {5, 4})},
+       [](Args a) { return matmul(a[0].t(), a[1].t()); }});
+  push({"matmul_batched", "matmul", {f("lhs", {2, 3, 4}), f("rhs", {4, 2})},
+       [](Args a) { return matmul(a[0], a[1]); }});
+  push({"matmul_broadcast", "matmul", {f("lhs", {2, 1, 3, 4}), f("rhs", {3, 4, 2})},
+       [](Args a) { return matmul(a[0], a[1]); }});
+  push({"matmul_vector", "matmul", {f("lhs", {4}), f("rhs", {4, 3})}, [](Args a) { return matmul(a[0], a[1]); }});
+  push({"linear", "linear", {f("input", {5, 4}), f("weight", {3, 4}), f("bias", {3})},
+       [](Args a) { return linear(a[0], a[1], a[2]); }});
+  push({"linear_nobias", "linear", {f("input", {2, 5, 4}), f("weight", {3, 4})},
+       [](Args a) { return linear(a[0], a[1]); }});
+  // ---- softmax and losses ----
+  push({"softmax", "softmax", {f("input", {3, 5}, -3, 3)}, [](Args a) { return softmax(a[0], 1); }});
+  push({"softmax_dim0", "softmax", {f("input", {4, 3}, -3, 3)}, [](Args a) { return softmax(a[0], 0); }});
+  push({"log_softmax", "log_softmax", {f("input", {3, 5}, -3, 3)}, [](Args a) { return log_softmax(a[0], -1); }});
+  push({"cross_entropy", "cross_entropy", {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)},
+       [](Args a) { return cross_entropy(a[0], a[1]); }});
+  push({"cross_entropy_sum", "cross_entropy", {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)},
+       [](Args a) { return cross_entropy(a[0], a[1], Reduction::Sum); }});
+  push({"cross_entropy_none", "cross_entropy", {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)},
+       [](Args a) { return cross_entropy(a[0], a[1], Reduction::None); }});
+  push({"nll_loss", "nll_loss", {f("input", {4, 5}, -3, 0), idx("target", {4}, 0, 5)},
+       [](Args a) { return nll_loss(a[0], a[1]); }});
+  push({"mse_loss", "mse_loss", {f("input", {3, 4}), f("target", {3, 4})},
+       [](Args a) { return mse_loss(a[0], a[1]); }});
+  return ops;
+}
+
+}  // namespace
+
+const std::vector<OpSpec>& op_catalog() {
+  static const std::vector<OpSpec> ops = build();
+  return ops;
+}
+
+std::vector<Tensor> make_args(const OpSpec& spec, Device device, DType float_dtype) {
+  std::vector<Tensor> args;
+  for (const ArgSpec& a : spec.args) {
+    Tensor t;
+    if (a.dtype == kInt64) {
+      t = randint(static_cast<int64_t>(a.lo), static_cast<int64_t>(a.hi), a.shape);
+    } else if (a.dtype == kBool) {
+      t = rand(a.shape) > 0.5;
+    } else {
+      t = rand(a.shape, float_dtype) * (a.hi - a.lo) + a.lo;
+    }
+    args.push_back(t.to(device));
+  }
+  return args;
+}
+
+}  // namespace ember::test
