@@ -117,9 +117,15 @@ TEST(Conv2d, MatchesDirectLoopWithTwoThreads) {
   set_num_threads(1);
 }
 
-TEST(Conv2d, LargeBatchIsProcessedInChunks) {
-  // 2 samples of 576 x 16384 columns exceed the column buffer's cap, so each GEMM takes one.
-  check_geometry({2, 64, 128, 128, 2, 3, 3, 1, 1, 1, 1, 1, 1}, kFloat32, true, 1e-4);
+TEST(Conv2d, BatchesAreCutIntoChunks) {
+  // The batch is folded into GEMMs a few samples at a time (columns sized for L2): several
+  // samples per chunk with a shorter last chunk, and one sample per chunk for large images.
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    check_geometry({7, 8, 16, 16, 3, 3, 3, 1, 1, 0, 0, 1, 1}, kFloat64, true, 1e-10);
+    check_geometry({3, 16, 64, 64, 2, 3, 3, 1, 1, 1, 1, 1, 1}, kFloat32, true, 1e-4);
+  }
+  set_num_threads(1);
 }
 
 TEST(Conv2d, HandComputedValues) {
