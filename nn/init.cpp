@@ -42,12 +42,14 @@ double calculate_gain(Nonlinearity nonlinearity, double param) {
 
 Tensor& uniform_(Tensor& t, double low, double high) {
   check_floating_tensor(t, "uniform_");
+  if (t.numel() == 0) return t;  // nothing to draw (an empty layer)
   NoGradGuard no_grad;
   return ember::uniform_(t, low, high);
 }
 
 Tensor& normal_(Tensor& t, double mean, double std) {
   check_floating_tensor(t, "normal_");
+  if (t.numel() == 0) return t;
   NoGradGuard no_grad;
   return ember::normal_(t, mean, std);
 }

@@ -91,6 +91,9 @@ TEST(LinearLayer, ForwardAgainstHandNumbers) {
   EXPECT_EQ(no_bias.parameters().size(), 1u);
   set_values(no_bias.weight, {2, -1});
   EXPECT_TRUE(values_near(no_bias(tensor({3, 4})), {2}, {1}));  // 1-D input
+  // Empty layers can be built (PyTorch allows them): there is nothing to draw.
+  EXPECT_EQ(nn::Linear(0, 2).weight.shape(), (Shape{2, 0}));
+  EXPECT_EQ(nn::Linear(3, 0).bias.shape(), (Shape{0}));
 }
 
 TEST(Conv2dLayer, ForwardAgainstHandNumbers) {
