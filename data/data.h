@@ -1,5 +1,6 @@
 #pragma once
 // ember::data: datasets, transforms, the MNIST reader and the DataLoader.
+#include "ember/data/dataloader.h"
 #include "ember/data/dataset.h"
 #include "ember/data/idx.h"
 #include "ember/data/mnist.h"
