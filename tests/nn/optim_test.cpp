@@ -334,3 +334,28 @@ TEST(StepLR, StateDictResumesTheSchedule) {
   }
   EXPECT_THROW_MSG(sched2.load_state_dict(nn::StateDict{}), ValueError, "lr scheduler load_state_dict: expected 5 entries");
 }
+
+TEST(Optimizer, StateFollowsADTypeChange) {
+  manual_seed(6);
+  nn::Linear model(3, 2);
+  nn::SGD opt(model.parameters(), {0.1, 0.9});
+  const Tensor x = tensor({{1, 2, 3}});
+  auto step = [&](const Tensor& input) {
+    opt.zero_grad();
+    model(input).sum().backward();
+    opt.step();
+  };
+  step(x);
+  const std::vector<double> buf32 = opt.state_dict().at("state.0.momentum_buffer").to_vector<double>();
+  model.to(kFloat64);
+  const std::vector<double> w = model.weight.to_vector<double>();
+  step(x.to(kFloat64));
+  const Tensor buf = opt.state_dict().at("state.0.momentum_buffer");
+  EXPECT_EQ(buf.dtype(), kFloat64);
+  // The gradient of sum(W x + b) with respect to W is x in every row: buf = 0.9 buf + x.
+  const std::vector<double> g{1, 2, 3, 1, 2, 3};
+  for (size_t i = 0; i < g.size(); ++i) {
+    EXPECT_NEAR(buf.to_vector<double>()[i], 0.9 * buf32[i] + g[i], 1e-6);
+    EXPECT_NEAR(model.weight.to_vector<double>()[i], w[i] - 0.1 * (0.9 * buf32[i] + g[i]), 1e-6);
+  }
+}
