@@ -48,6 +48,7 @@ int64_t Tensor::size(int64_t d) const { return impl_->shape[normalize_dim(d, dim
 int64_t Tensor::stride(int64_t d) const { return impl_->strides[normalize_dim(d, dim(), "stride")]; }
 
 bool Tensor::is_contiguous() const {
+  if (numel() == 0) return true;  // no element to be out of place
   int64_t expected = 1;
   for (size_t i = impl_->shape.size(); i-- > 0;) {
     const int64_t s = impl_->shape[i];

@@ -113,7 +113,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
     raise<ShapeError>("shape mismatch in linear: bias ", shape_str(bias.shape()),
                       " does not match weight ", shape_str(weight.shape()));
   const int64_t in = weight.size(1), outf = weight.size(0);
-  Tensor x = input.reshape({-1, in});
+  const int64_t rows = numel_of(Shape(input.shape().begin(), input.shape().end() - 1));
+  Tensor x = input.reshape({rows, in});
   Tensor out = detail::make_empty({x.size(0), outf}, input.dtype(), input.device());
   if (out.numel())
     backend_for(input.device())

@@ -163,3 +163,12 @@ TEST(Loss, CrossEntropyNllAndMseByHand) {
                    "cross_entropy: target of shape [1] does not match input of shape [2, 3]");
   EXPECT_THROW_MSG(mse_loss(ones({2}), ones({3})), ShapeError, "mse_loss: input of shape [2] and target of shape [3] differ");
 }
+
+TEST(Linalg, EmptyDimsAreFine) {
+  EXPECT_TRUE(zeros({3, 0}).is_contiguous());
+  Tensor r = rand({3, 0});
+  EXPECT_EQ(r.shape(), (Shape{3, 0}));
+  // No input features: the product is the bias alone.
+  EXPECT_TRUE(values_near(linear(zeros({2, 0}), zeros({3, 0}), tensor({1, 2, 3})), {1, 2, 3, 1, 2, 3}, {2, 3}));
+  EXPECT_TRUE(values_near(matmul(zeros({2, 0}), zeros({0, 2})), {0, 0, 0, 0}, {2, 2}));
+}
