@@ -26,7 +26,7 @@ Layout layout_of(const Tensor& x) {
 
 template <class F>
 void for_channels(const Layout& l, const F& f) {
-  parallel_for(l.C, std::max<int64_t>(1, 16384 / std::max<int64_t>(l.N * l.S, 1)),
+  parallel_for(l.C, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(l.N * l.S, 1)),
                [&](int64_t lo, int64_t hi) {
                  for (int64_t c = lo; c < hi; ++c) f(c);
                });

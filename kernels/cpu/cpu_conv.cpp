@@ -106,6 +106,25 @@ void for_chunks(const Geometry& g, const Split& s, const F& f) {
 template <class T>
 constexpr int64_t kLanes = 32 / sizeof(T);
 
+// One AVX register of T, unaligned and allowed to alias T (as the compiler's own __m256_u),
+// so a run moves with single 32-byte loads and stores: a 32-byte memcpy is expanded as two
+// 16-byte moves under -mtune=znver3, and rows here are often one register long.
+template <class T>
+struct VecOf {
+  typedef T type __attribute__((vector_size(32), aligned(sizeof(T)), may_alias));
+};
+template <class T>
+using Vec = typename VecOf<T>::type;
+
+template <class T>
+inline void copy_vec(T* d, const T* s) {
+  *reinterpret_cast<Vec<T>*>(d) = *reinterpret_cast<const Vec<T>*>(s);
+}
+template <class T>
+inline void add_vec(T* d, const T* s) {
+  *reinterpret_cast<Vec<T>*>(d) += *reinterpret_cast<const Vec<T>*>(s);
+}
+
 // d[0, n) = s[0, n) for a short run (an output row): whole registers, the last one
 // overlapping its predecessor, rather than a memcpy call or a loop with a scalar tail.
 template <class T>
@@ -116,8 +135,8 @@ inline void copy_run(T* d, const T* s, int64_t n) {
     return;
   }
   int64_t i = 0;
-  for (; i + V <= n; i += V) std::memcpy(d + i, s + i, 32);
-  if (i < n) std::memcpy(d + n - V, s + n - V, 32);
+  for (; i + V <= n; i += V) copy_vec(d + i, s + i);
+  if (i < n) copy_vec(d + n - V, s + n - V);
 }
 
 // rows x n block copy (Op::copy) or accumulation (Op::add) between row strides ds and ss.
@@ -128,13 +147,14 @@ template <Op op, class T>
 void block(T* d, int64_t ds, const T* s, int64_t ss, int64_t rows, int64_t n) {
   constexpr int64_t V = kLanes<T>;
   auto vec = [](T* dv, const T* sv) {
-    if constexpr (op == Op::copy) {
-      std::memcpy(dv, sv, 32);
-    } else {
-      for (int64_t t = 0; t < V; ++t) dv[t] += sv[t];
-    }
+    if constexpr (op == Op::copy) copy_vec(dv, sv);
+    else add_vec(dv, sv);
   };
-  if (n % V == 0) {
+  if (n == V) {
+    int64_t r = 0;
+    for (; r + 2 <= rows; r += 2, d += 2 * ds, s += 2 * ss) vec(d, s), vec(d + ds, s + ss);
+    if (r < rows) vec(d, s);
+  } else if (n % V == 0) {
     for (int64_t r = 0; r < rows; ++r, d += ds, s += ss)
       for (int64_t i = 0; i < n; i += V) vec(d + i, s + i);
   } else if (op == Op::copy) {

@@ -22,7 +22,7 @@ Planes planes_of(const Tensor& input, const Tensor& out) {
 
 template <class F>
 void for_planes(const Planes& g, int64_t work_per_plane, const F& f) {
-  parallel_for(g.count, std::max<int64_t>(1, 16384 / std::max<int64_t>(work_per_plane, 1)),
+  parallel_for(g.count, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(work_per_plane, 1)),
                [&](int64_t lo, int64_t hi) {
                  for (int64_t r = lo; r < hi; ++r) f(r);
                });
