@@ -26,7 +26,12 @@ struct DeviceContext {
   cudnnHandle_t cudnn = nullptr;
 
   std::mutex check_mutex;
-  std::vector<std::pair<std::string, IndexKind>> checks;  // code = position + 1
+  struct Check {
+    std::string op;
+    IndexKind kind;
+    int dim;
+  };
+  std::vector<Check> checks;  // a kernel reports position + 1
   bool pending = false;
 };
 
@@ -92,14 +97,16 @@ cudnnHandle_t cudnn(int device) {
   return ctx.cudnn;
 }
 
-int register_index_check(int device, const char* op, IndexKind kind, IndexFlag** flag) {
+int register_index_check(int device, const char* op, IndexKind kind, int dim, IndexFlag** flag) {
   DeviceContext& ctx = context(device);
   std::lock_guard<std::mutex> lock(ctx.check_mutex);
   *flag = ctx.flag;
   ctx.pending = true;
-  for (size_t i = 0; i < ctx.checks.size(); ++i)
-    if (ctx.checks[i].second == kind && ctx.checks[i].first == op) return static_cast<int>(i) + 1;
-  ctx.checks.emplace_back(op, kind);
+  for (size_t i = 0; i < ctx.checks.size(); ++i) {
+    const DeviceContext::Check& c = ctx.checks[i];
+    if (c.kind == kind && c.dim == dim && c.op == op) return static_cast<int>(i) + 1;
+  }
+  ctx.checks.push_back({op, kind, dim});
   return static_cast<int>(ctx.checks.size());
 }
 
@@ -115,12 +122,12 @@ void raise_pending_index_errors(int device) {
   EMBER_CUDA_CHECK(cudaMemsetAsync(ctx.flag, 0, sizeof(IndexFlag), ctx.stream));
   if (h.code < 1 || h.code > static_cast<int>(ctx.checks.size()))
     raise<IndexError>("index out of range in a CUDA kernel on cuda:", device);
-  const auto& [op, kind] = ctx.checks[static_cast<size_t>(h.code - 1)];
-  if (kind == IndexKind::Target)
-    raise<IndexError>(op, ": target ", h.value, " is out of range for ", h.limit,
+  const DeviceContext::Check& c = ctx.checks[static_cast<size_t>(h.code - 1)];
+  // The CPU backend's messages, word for word.
+  if (c.kind == IndexKind::Target)
+    raise<IndexError>(c.op, ": target ", h.value, " is out of range for ", h.limit,
                       " classes (expected 0 <= target < ", h.limit, ")");
-  raise<IndexError>(op, ": index ", h.value, " is out of range for a dim of size ", h.limit,
-                    " (expected 0 <= index < ", h.limit, ")");
+  raise<IndexError>(c.op, ": index ", h.value, " is out of range for dim ", c.dim, " of size ", h.limit);
 }
 
 std::string versions() {

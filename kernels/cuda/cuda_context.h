@@ -35,10 +35,10 @@ cudnnHandle_t cudnn(int device);
 /// The number of multiprocessors, for sizing grids.
 int sm_count(int device);
 
-/// Registers a check that a kernel about to be launched on device performs; returns the
-/// code the kernel writes into the flag, and the flag. The error surfaces as IndexError
-/// naming op at the next synchronisation or copy to the host.
-int register_index_check(int device, const char* op, IndexKind kind, IndexFlag** flag);
+/// Registers a check that a kernel about to be launched on device performs (indices along
+/// dim, or class targets); returns the code the kernel writes into the flag, and the flag.
+/// The error surfaces as IndexError naming op at the next synchronisation or host copy.
+int register_index_check(int device, const char* op, IndexKind kind, int dim, IndexFlag** flag);
 /// After a synchronisation: raises IndexError when a kernel reported a bad index.
 void raise_pending_index_errors(int device);
 

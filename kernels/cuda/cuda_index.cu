@@ -73,7 +73,7 @@ void launch_index(const char* op, const Tensor& indexed, const Tensor& plain, co
   indexed_strides[static_cast<size_t>(dim)] = 0;
   const auto calc = plan_offsets<3>(shape, {&indexed_strides, &index_strides, &plain_strides});
   IndexFlag* flag = nullptr;
-  const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Index, &flag);
+  const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Index, dim, &flag);
   auto run = [&](auto zero) {
     using T = decltype(zero);
     index_kernel<kAdd><<<cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev)>>>(

@@ -202,7 +202,7 @@ void CudaBackend::class_loss(const Tensor& losses, const Tensor& input, const Te
   const int dev = losses.device().index;
   CudaDeviceGuard guard(dev);
   cuda_detail::IndexFlag* flag = nullptr;
-  const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Target, &flag);
+  const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Target, 1, &flag);
   EMBER_DISPATCH_FLOATING(input.dtype(), op, [&] {
     with_block(C, [&](auto b) {
       class_loss_kernel<decltype(b)::value><<<row_grid(N, dev), decltype(b)::value, 0, cuda_detail::stream(dev)>>>(
@@ -222,7 +222,7 @@ void CudaBackend::class_loss_backward(const Tensor& grad_input, const Tensor& gr
   CudaDeviceGuard guard(dev);
   cuda_detail::IndexFlag* flag = nullptr;
   const int code = cuda_detail::register_index_check(dev, "class_loss_backward",
-                                                     cuda_detail::IndexKind::Target, &flag);
+                                                     cuda_detail::IndexKind::Target, 1, &flag);
   EMBER_DISPATCH_FLOATING(input.dtype(), "class_loss_backward", [&] {
     with_block(C, [&](auto b) {
       class_loss_backward_kernel<decltype(b)::value>
