@@ -13,6 +13,10 @@ ArgSpec f(const std::string& name, Shape shape, double lo = -1, double hi = 1) {
 ArgSpec idx(const std::string& name, Shape shape, double lo, double hi) {
   return ArgSpec{name, std::move(shape), kInt64, lo, hi, false};
 }
+// A floating argument that gradcheck leaves alone (running statistics).
+ArgSpec fixed(const std::string& name, Shape shape, double lo, double hi) {
+  return ArgSpec{name, std::move(shape), kFloat32, lo, hi, false};
+}
 ArgSpec boolean(const std::string& name, Shape shape) {
   return ArgSpec{name, std::move(shape), kBool, 0, 2, false};
 }
@@ -136,6 +140,62 @@ std::vector<OpSpec> build() {
        [](Args a) { return nll_loss(a[0], a[1]); }});
   push({"mse_loss", "mse_loss", {f("input", {3, 4}), f("target", {3, 4})},
        [](Args a) { return mse_loss(a[0], a[1]); }});
+  // ---- convolution and pooling ----
+  push({"conv2d", "conv2d", {f("input", {2, 3, 6, 5}), f("weight", {4, 3, 3, 2}), f("bias", {4})},
+       [](Args a) { return conv2d(a[0], a[1], a[2]); }});
+  push({"conv2d_nobias", "conv2d", {f("input", {1, 2, 5, 5}), f("weight", {3, 2, 3, 3})},
+       [](Args a) { return conv2d(a[0], a[1]); }});
+  push({"conv2d_stride", "conv2d", {f("input", {2, 2, 7, 6}), f("weight", {3, 2, 3, 3}), f("bias", {3})},
+       [](Args a) { return conv2d(a[0], a[1], a[2], {2, 1}); }});
+  push({"conv2d_padding", "conv2d", {f("input", {1, 2, 4, 5}), f("weight", {2, 2, 3, 3}), f("bias", {2})},
+       [](Args a) { return conv2d(a[0], a[1], a[2], 1, {2, 1}); }});
+  push({"conv2d_dilation", "conv2d", {f("input", {1, 2, 9, 8}), f("weight", {2, 2, 2, 3}), f("bias", {2})},
+       [](Args a) { return conv2d(a[0], a[1], a[2], {1, 2}, 1, {3, 2}); }});
+  push({"conv2d_strided", "conv2d", {f("input", {2, 2, 5, 6}), f("weight", {3, 2, 3, 3}), f("bias", {3})},
+       [](Args a) { return conv2d(a[0].transpose(2, 3), a[1].transpose(2, 3), a[2]); }});
+  push({"max_pool2d", "max_pool2d", {f("input", {2, 3, 6, 6})}, [](Args a) { return max_pool2d(a[0], 2); }});
+  push({"max_pool2d_padded", "max_pool2d", {f("input", {1, 2, 7, 5})},
+       [](Args a) { return max_pool2d(a[0], 3, {2, 1}, 1); }});
+  push({"max_pool2d_chw", "max_pool2d", {f("input", {2, 5, 4})}, [](Args a) { return max_pool2d(a[0], {2, 1}); }});
+  push({"avg_pool2d", "avg_pool2d", {f("input", {2, 3, 6, 6})}, [](Args a) { return avg_pool2d(a[0], 2); }});
+  push({"avg_pool2d_padded", "avg_pool2d", {f("input", {1, 2, 7, 5})},
+       [](Args a) { return avg_pool2d(a[0], {3, 2}, {2, 1}, 1); }});
+  // ---- normalisation and dropout ----
+  {
+    const std::vector<ArgSpec> args = {f("input", {4, 3, 2, 2}), fixed("running_mean", {3}, -1, 1),
+                                       fixed("running_var", {3}, 0.5, 2), f("weight", {3}), f("bias", {3})};
+    push({"batch_norm_train", "batch_norm", args,
+         [](Args a) { return batch_norm(a[0], a[1], a[2], a[3], a[4], true); }});
+    push({"batch_norm_eval", "batch_norm", args,
+         [](Args a) { return batch_norm(a[0], a[1], a[2], a[3], a[4], false); }});
+    const std::vector<ArgSpec> plain = {f("input", {5, 3}), fixed("running_mean", {3}, -1, 1),
+                                        fixed("running_var", {3}, 0.5, 2)};
+    push({"batch_norm_train_noaffine", "batch_norm", plain,
+         [](Args a) { return batch_norm(a[0], a[1], a[2], Tensor(), Tensor(), true); }});
+    push({"batch_norm_eval_noaffine", "batch_norm", plain,
+         [](Args a) { return batch_norm(a[0], a[1], a[2], Tensor(), Tensor(), false); }});
+    OpSpec d{"dropout", "dropout", {f("input", {4, 5})}, [](Args a) { return dropout(a[0], 0.3); }};
+    d.random = true;
+    push(d);
+    OpSpec d2{"dropout2d", "dropout2d", {f("input", {4, 6, 2, 2})}, [](Args a) { return dropout2d(a[0], 0.5); }};
+    d2.random = true;
+    push(d2);
+  }
+  // ---- joining and indexing ----
+  push({"cat", "cat", {f("tensors[0]", {2, 3}), f("tensors[1]", {4, 3}), f("tensors[2]", {1, 3})},
+       [](Args a) { return cat({a[0], a[1], a[2]}); }});
+  push({"cat_strided", "cat", {f("tensors[0]", {3, 2}), f("tensors[1]", {2, 4})},
+       [](Args a) { return cat({a[0].t(), a[1]}, 1); }});
+  push({"stack", "stack", {f("tensors[0]", {2, 3}), f("tensors[1]", {2, 3})},
+       [](Args a) { return stack({a[0], a[1]}, 1); }});
+  push({"index_select", "index_select", {f("input", {4, 3}), idx("index", {5}, 0, 4)},
+       [](Args a) { return index_select(a[0], 0, a[1]); }});
+  push({"index_select_strided", "index_select", {f("input", {3, 4}), idx("index", {4}, 0, 3)},
+       [](Args a) { return index_select(a[0].t(), 1, a[1]); }});
+  push({"gather", "gather", {f("input", {3, 4}), idx("index", {3, 5}, 0, 4)},
+       [](Args a) { return gather(a[0], 1, a[1]); }});
+  push({"gather_dim0", "gather", {f("input", {4, 3}), idx("index", {2, 3}, 0, 4)},
+       [](Args a) { return gather(a[0], 0, a[1]); }});
   return ops;
 }
 

@@ -1,0 +1,48 @@
+// dropout and dropout2d: a keep mask drawn from the default Philox generator (uniform draws
+// compared with 1 - p, as torch's bernoulli(1 - p)) and scaled by 1 / (1 - p); the product
+// with the input is an ordinary mul, so autograd needs nothing new. The draws are the
+// generator's, so one seed drops the same elements on every device.
+#include "ember/core/ops/dropout.h"
+
+#include "ember/core/autograd/grad_mode.h"
+#include "ember/core/backend.h"
+#include "ember/core/error.h"
+#include "ember/core/generator.h"
+#include "ember/core/ops/check.h"
+#include "ember/core/ops/elementwise.h"
+
+namespace ember {
+namespace {
+
+Tensor dropout_impl(const char* op, const Tensor& input, double p, bool training, bool channels) {
+  check_defined(op, {{"input", input}});
+  check_floating(op, {"input", input});
+  if (!(p >= 0 && p <= 1)) raise<ValueError>(op, ": p must be in [0, 1], got ", p);
+  if (channels && input.dim() < 2)
+    raise<ShapeError>(op, ": input must be [N, C, ...], got shape ", shape_str(input.shape()));
+  if (!training || p == 0 || input.numel() == 0) return input;
+  if (p == 1) return input * 0.0;
+  Shape mask_shape = input.shape();
+  if (channels)
+    for (size_t d = 2; d < mask_shape.size(); ++d) mask_shape[d] = 1;
+  Tensor mask = detail::make_empty(mask_shape, input.dtype(), input.device());
+  auto [seed, offset] = default_generator().reserve(static_cast<uint64_t>(mask.numel()));
+  backend_for(input.device()).random(mask, RandomKind::Uniform, 0, 1, seed, offset);
+  {
+    NoGradGuard no_grad;
+    mask = lt(mask, 1.0 - p).to(input.dtype()) * (1.0 / (1.0 - p));
+  }
+  return input * mask;
+}
+
+}  // namespace
+
+Tensor dropout(const Tensor& input, double p, bool training) {
+  return dropout_impl("dropout", input, p, training, false);
+}
+
+Tensor dropout2d(const Tensor& input, double p, bool training) {
+  return dropout_impl("dropout2d", input, p, training, true);
+}
+
+}  // namespace ember
