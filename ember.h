@@ -25,3 +25,4 @@
 #include "ember/core/tensor.h"
 #include "ember/core/threads.h"
 #include "ember/core/version.h"
+#include "ember/nn/nn.h"

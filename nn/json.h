@@ -1,0 +1,33 @@
+#pragma once
+// A small JSON reader and string quoting for safetensors headers. Strict (RFC 8259) and
+// safe on hostile input: malformed text throws IOError with the byte position, nesting is
+// limited, nothing recurses without bound.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/core/export.h"
+
+namespace ember::nn::json {
+
+struct EMBER_API Value {
+  enum class Type { Null, Bool, Number, String, Array, Object };
+  Type type = Type::Null;
+  bool boolean = false;
+  std::string text;                                     // a string's value or a number's lexeme
+  std::vector<Value> items;                             // Array
+  std::vector<std::pair<std::string, Value>> members;  // Object, in document order
+
+  /// The member named key, or nullptr (also for non-objects).
+  const Value* find(const std::string& key) const;
+  /// A number written as a plain non-negative integer that fits in 64 bits.
+  bool as_uint64(uint64_t& out) const;
+};
+
+/// Parses one JSON value followed only by whitespace. IOError "invalid JSON at byte N: why".
+EMBER_API Value parse(const std::string& text);
+/// s as a JSON string literal, quotes included (control characters escaped).
+EMBER_API std::string quote(const std::string& s);
+
+}  // namespace ember::nn::json

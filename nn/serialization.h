@@ -1,0 +1,48 @@
+#pragma once
+// Checkpoints in the safetensors format, readable by PyTorch's safetensors.torch.load_file
+// and the other way round: an 8-byte little-endian header length, a JSON header
+// {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...,
+// "__metadata__": {"key": "value"}} padded with spaces to 8 bytes, then the raw
+// little-endian data. Supported dtypes: F32 F64 I64 U8 BOOL; F16 and BF16 entries throw
+// DTypeError. Malformed files throw IOError naming the problem.
+#include <map>
+#include <string>
+
+#include "ember/core/device.h"
+#include "ember/nn/module.h"
+#include "ember/nn/state_dict.h"
+
+namespace ember::nn {
+
+using Metadata = std::map<std::string, std::string>;
+
+/// A decoded safetensors file.
+struct SafetensorsContents {
+  StateDict tensors;  // in header order
+  Metadata metadata;
+};
+
+/// The bytes of a safetensors file holding state (values copied to the host; entries
+/// ordered by element size so every tensor's data is aligned). ValueError for an undefined
+/// tensor or the reserved name "__metadata__".
+EMBER_API std::string encode_safetensors(const StateDict& state, const Metadata& metadata = {});
+/// Decodes the bytes of a safetensors file onto device.
+EMBER_API SafetensorsContents decode_safetensors(const std::string& bytes,
+                                                 Device device = Device::cpu());
+
+/// Writes state to path atomically: a temporary file in the same directory, fsync, rename.
+/// A failure (IOError) leaves any previous file at path untouched.
+EMBER_API void save_file(const StateDict& state, const std::string& path,
+                         const Metadata& metadata = {});
+/// Reads a safetensors file onto device (the map_location case).
+EMBER_API StateDict load_file(const std::string& path, Device device = Device::cpu());
+/// Reads tensors and metadata.
+EMBER_API SafetensorsContents load_file_with_metadata(const std::string& path,
+                                                      Device device = Device::cpu());
+
+/// save_file(module.state_dict(), path).
+EMBER_API void save(const Module& module, const std::string& path);
+/// Loads a checkpoint into module's existing tensors, wherever they live.
+EMBER_API void load(Module& module, const std::string& path, bool strict = true);
+
+}  // namespace ember::nn

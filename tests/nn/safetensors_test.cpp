@@ -1,0 +1,350 @@
+// Safetensors checkpoints: bit-exact round trips, a file built byte by byte from the format's
+// rules, every kind of malformed input, fuzzed bytes, and atomic saves.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "ember/nn/json.h"
+#include "support/emulated_cuda.h"
+#include "support/expect.h"
+
+using namespace ember;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory, removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "ember-st-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// The raw bytes of a tensor's values (for bit-exact comparisons, NaN and -0.0 included).
+std::string raw(const Tensor& t) {
+  const Tensor host = t.cpu().contiguous();
+  return std::string(static_cast<const char*>(host.raw_data()),
+                     static_cast<size_t>(host.numel()) * itemsize(host.dtype()));
+}
+
+void put_le(std::string& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+void put_f32(std::string& out, float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  put_le(out, u, 4);
+}
+
+// A file: the header's length, the header, the data.
+std::string file_bytes(const std::string& header, const std::string& data) {
+  std::string out;
+  put_le(out, header.size(), 8);
+  return out + header + data;
+}
+
+nn::StateDict mixed_dict() {
+  const float special[] = {1.5f, -0.0f, std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity(), 1e-45f, -3.25f};
+  return nn::StateDict{
+      {"conv1.weight", from_vector(std::vector<float>(special, special + 6), {2, 3})},
+      {"wide", tensor({0.1, -1e300, 5e-324}, kFloat64)},
+      {"counter", scalar_tensor(42, kInt64)},
+      {"bytes", from_vector(std::vector<uint8_t>{0, 7, 255})},
+      {"mask", from_vector(std::vector<uint8_t>{1, 0, 1, 1}, {2, 2}, TensorOptions(kBool))},
+      {"empty", zeros({0, 3})},
+      {"strided", arange(6, kFloat32).reshape({2, 3}).t()},
+  };
+}
+
+}  // namespace
+
+TEST(Safetensors, FileRoundTripIsBitExact) {
+  TempDir dir;
+  const nn::StateDict sd = mixed_dict();
+  const nn::Metadata md{{"format", "pt"}, {"note", "quote \" and \\ and \n"}};
+  nn::save_file(sd, dir.file("a.safetensors"), md);
+  const nn::SafetensorsContents back = nn::load_file_with_metadata(dir.file("a.safetensors"));
+  EXPECT_EQ(back.metadata, md);
+  ASSERT_EQ(back.tensors.size(), sd.size());
+  for (const auto& [k, v] : sd) {
+    const Tensor& t = back.tensors.at(k);
+    EXPECT_EQ(t.dtype(), v.dtype()) << k;
+    EXPECT_EQ(t.shape(), v.shape()) << k;
+    EXPECT_EQ(t.device(), Device::cpu());
+    EXPECT_EQ(raw(t), raw(v)) << k;
+  }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"a.safetensors"});  // no temporary left
+}
+
+TEST(Safetensors, LayoutFollowsTheFormat) {
+  const std::string bytes = nn::encode_safetensors(
+      nn::StateDict{{"b", from_vector(std::vector<uint8_t>{9})}, {"a", tensor({1.0}, kFloat64)}});
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+  EXPECT_EQ(n % 8, 0u);  // padded with spaces, so the data starts aligned
+  EXPECT_EQ(bytes.size(), 8 + n + 9);
+  // Larger elements first (alignment), then insertion order; spaces pad to 8 bytes.
+  std::string header = R"({"a":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},)"
+                       R"("b":{"dtype":"U8","shape":[1],"data_offsets":[8,9]}})";
+  header.append((8 - header.size() % 8) % 8, ' ');
+  EXPECT_EQ(bytes.substr(8, static_cast<size_t>(n)), header);
+  EXPECT_EQ(static_cast<unsigned char>(bytes.back()), 9);
+}
+
+TEST(Safetensors, DecodesAFileBuiltByteByByte) {
+  // What the reference writer produces for {"x": float32 [2, 2], "n": int64 []} with metadata
+  // (key order in the header is free; readers must not depend on it).
+  const std::string header =
+      R"({"__metadata__":{"format":"pt"},"x":{"dtype":"F32","shape":[2,2],"data_offsets":[8,24]},)"
+      R"("n":{"dtype":"I64","shape":[],"data_offsets":[0,8]}}  )";
+  std::string data;
+  put_le(data, static_cast<uint64_t>(-5), 8);
+  for (float f : {1.0f, -2.5f, 0.125f, 3e38f}) put_f32(data, f);
+  const nn::SafetensorsContents c = nn::decode_safetensors(file_bytes(header, data));
+  EXPECT_EQ(c.metadata.at("format"), "pt");
+  EXPECT_EQ(c.tensors.keys(), (std::vector<std::string>{"x", "n"}));
+  EXPECT_TRUE(ember::test::values_near(c.tensors.at("x"), {1.0, -2.5, 0.125, 3e38}, {2, 2}, 1e-7));
+  EXPECT_EQ(c.tensors.at("x").dtype(), kFloat32);
+  EXPECT_EQ(c.tensors.at("n").item<int64_t>(), -5);
+  EXPECT_EQ(c.tensors.at("n").dim(), 0);
+  // Escaped names decode to UTF-8.
+  const std::string escaped = R"({"caf\u00e9 \ud83d\ude00":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})";
+  EXPECT_EQ(nn::decode_safetensors(file_bytes(escaped, "\x01")).tensors.keys(),
+            std::vector<std::string>{"caf\xc3\xa9 \xf0\x9f\x98\x80"});
+}
+
+TEST(Safetensors, ReadsTheReferenceImplementationsBytes) {
+  // Written by safetensors 0.8.0's safetensors.torch.save_file({"fc.weight": [[1, -2.5],
+  // [0.125, 3e38]] float32, "steps": [-3, 4] int64, "mask": [True, False, True]},
+  // metadata={"format": "pt"}), as hex.
+  const std::string hex =
+      "d8000000000000007b225f5f6d657461646174615f5f223a7b22666f726d6174223a227074227d2c227374657073223a"
+      "7b226474797065223a22493634222c227368617065223a5b325d2c22646174615f6f666673657473223a5b302c31365d"
+      "7d2c2266632e776569676874223a7b226474797065223a22463332222c227368617065223a5b322c325d2c2264617461"
+      "5f6f666673657473223a5b31362c33325d7d2c226d61736b223a7b226474797065223a22424f4f4c222c227368617065"
+      "223a5b335d2c22646174615f6f666673657473223a5b33322c33355d7d7d2020fdffffffffffffff0400000000000000"
+      "0000803f000020c00000003ee6b1617f010001";
+  std::string bytes;
+  for (size_t i = 0; i < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  const nn::SafetensorsContents c = nn::decode_safetensors(bytes);
+  EXPECT_EQ(c.metadata, (nn::Metadata{{"format", "pt"}}));
+  EXPECT_EQ(c.tensors.keys(), (std::vector<std::string>{"steps", "fc.weight", "mask"}));
+  EXPECT_EQ(c.tensors.at("fc.weight").to_vector<float>(), (std::vector<float>{1, -2.5f, 0.125f, 3e38f}));
+  EXPECT_EQ(c.tensors.at("fc.weight").shape(), (Shape{2, 2}));
+  EXPECT_EQ(c.tensors.at("steps").to_vector<int64_t>(), (std::vector<int64_t>{-3, 4}));
+  EXPECT_EQ(c.tensors.at("mask").to_vector<bool>(), (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(c.tensors.at("mask").dtype(), kBool);
+  // Ember follows the same layout rules: rewriting what it read gives the same bytes.
+  EXPECT_EQ(nn::encode_safetensors(c.tensors, c.metadata), bytes);
+}
+
+TEST(Safetensors, LoadsOntoAChosenDevice) {
+  ember::test::EmulatedCuda emu(2);
+  TempDir dir;
+  nn::StateDict sd{{"w", tensor({1, 2, 3}, Device::cuda(0))}};
+  nn::save_file(sd, dir.file("w.safetensors"));
+  const nn::StateDict back = nn::load_file(dir.file("w.safetensors"), Device::cuda(1));
+  EXPECT_EQ(back.at("w").device(), Device::cuda(1));
+  EXPECT_EQ(raw(back.at("w")), raw(sd.at("w")));
+}
+
+TEST(Safetensors, ModuleSaveAndLoad) {
+  TempDir dir;
+  manual_seed(1);
+  nn::Sequential a{std::make_shared<nn::Linear>(3, 2), std::make_shared<nn::BatchNorm2d>(2)};
+  manual_seed(2);
+  nn::Sequential b{std::make_shared<nn::Linear>(3, 2), std::make_shared<nn::BatchNorm2d>(2)};
+  nn::save(a, dir.file("m.safetensors"));
+  nn::load(b, dir.file("m.safetensors"));
+  const nn::StateDict sa = a.state_dict(), sb = b.state_dict();
+  for (const auto& [k, v] : sa) EXPECT_EQ(raw(sb.at(k)), raw(v)) << k;
+  EXPECT_EQ(sb.at("1.num_batches_tracked").dtype(), kInt64);
+}
+
+TEST(Safetensors, MalformedFilesNameTheProblem) {
+  const std::string ok_entry = R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})";
+  const std::string eight(8, '\0');
+  struct Case {
+    std::string bytes, message;
+  };
+  std::string huge;
+  put_le(huge, 1000, 8);
+  huge += "{}";
+  const std::vector<Case> cases = {
+      {"", "safetensors: truncated: 0 bytes"},
+      {std::string("\x05\x00\x00", 3), "safetensors: truncated: 3 bytes"},
+      {huge, "safetensors: header length 1000 is larger than the file (10 bytes)"},
+      {file_bytes("{\"a\":", ""), "safetensors: bad JSON header: invalid JSON at byte 5"},
+      {file_bytes("[1, 2]", ""), "safetensors: the JSON header is not an object"},
+      {file_bytes("{" + ok_entry + "}", "1234"), "safetensors: tensor \"a\" has data_offsets [0, 8] out of range for a data section of 4 bytes"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight),
+       "safetensors: tensor \"a\" of shape [3] and dtype F32 does not match its data_offsets [0, 8]"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight),
+       "safetensors: the data of tensors \"a\" and \"b\" overlap"},
+      {file_bytes(R"({"a":{"dtype":"Q7","shape":[1],"data_offsets":[0,1]}})", "x"), "safetensors: tensor \"a\" has unknown dtype \"Q7\""},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}})", ""), "safetensors: tensor \"a\" has an invalid shape"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[2.5],"data_offsets":[0,0]}})", ""), "safetensors: tensor \"a\" has an invalid shape"},
+      {file_bytes(R"({"a":{"dtype":"U8","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,0]}})", ""),
+       "safetensors: tensor \"a\" has a shape too large"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[1]}})", ""), "safetensors: tensor \"a\" needs a string dtype"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[0]}})", ""), "safetensors: tensor \"a\" needs data_offsets [begin, end]"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}})", "1234"), "safetensors: tensor \"a\" has data_offsets [4, 0] out of range"},
+      {file_bytes(R"({"a":3})", ""), "safetensors: header entry \"a\" is not an object"},
+      {file_bytes(R"({"__metadata__":{"k":1}})", ""), "safetensors: metadata \"k\" is not a string"},
+      {file_bytes(R"({"__metadata__":[]})", ""), "safetensors: \"__metadata__\" must be an object"},
+      {file_bytes("{" + ok_entry + "," + ok_entry + "}", eight), "safetensors: the header names \"a\" twice"},
+      {file_bytes(R"({"m":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", "\x01\x02"),
+       "safetensors: tensor \"m\" holds a BOOL byte other than 0 or 1"},
+      {file_bytes("{}x", ""), "safetensors: bad JSON header: invalid JSON at byte 2: unexpected text after the value"},
+      {file_bytes(std::string(100, '[') + std::string(100, ']'), ""), "safetensors: bad JSON header: invalid JSON at byte 65: nesting is too deep"},
+      {file_bytes("{\"a\x01\":1}", ""), "safetensors: bad JSON header: invalid JSON at byte 3: control character"},
+      {file_bytes(R"({"\ud800":1})", ""), "safetensors: bad JSON header: invalid JSON at byte 8: unpaired surrogate"},
+  };
+  for (const Case& c : cases) EXPECT_THROW_MSG(nn::decode_safetensors(c.bytes), IOError, c.message);
+}
+
+TEST(Safetensors, HalfPrecisionEntriesAreDTypeErrors) {
+  for (const char* dt : {"F16", "BF16"}) {
+    const std::string header = std::string(R"({"h":{"dtype":")") + dt + R"(","shape":[2],"data_offsets":[0,4]}})";
+    EXPECT_THROW_MSG(nn::decode_safetensors(file_bytes(header, "abcd")), DTypeError,
+                     std::string("safetensors: tensor \"h\" has dtype ") + dt +
+                         "; float16 and bfloat16 are not supported by Ember");
+  }
+  EXPECT_THROW_MSG(nn::decode_safetensors(file_bytes(R"({"i":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}})", "abcd")),
+                   DTypeError, "safetensors: tensor \"i\" has dtype I32, which Ember does not support");
+}
+
+TEST(Safetensors, FileErrorsNameThePath) {
+  TempDir dir;
+  EXPECT_THROW_MSG(nn::load_file(dir.file("missing.safetensors")), IOError,
+                   "load_file: cannot open \"" + dir.file("missing.safetensors") + "\": No such file");
+  EXPECT_THROW_MSG(nn::load_file(dir.file("")), IOError, "load_file: \"");
+  write_bytes(dir.file("short"), "abc");
+  EXPECT_THROW_MSG(nn::load_file(dir.file("short")), IOError,
+                   "load_file \"" + dir.file("short") + "\": safetensors: truncated: 3 bytes");
+  EXPECT_THROW_MSG(nn::save_file(nn::StateDict{{"x", Tensor()}}, dir.file("u")), ValueError,
+                   "encode_safetensors: \"x\" is an undefined tensor");
+  EXPECT_THROW_MSG(nn::save_file(nn::StateDict{{"__metadata__", zeros({1})}}, dir.file("u")), ValueError,
+                   "encode_safetensors: \"__metadata__\" is reserved");
+  EXPECT_THROW_MSG(nn::save_file(mixed_dict(), dir.file("no/such/dir/x.safetensors")), IOError,
+                   "save_file: cannot create a temporary file next to");
+}
+
+TEST(Safetensors, FailedSaveKeepsThePreviousFile) {
+  TempDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  nn::save_file(nn::StateDict{{"old", tensor({1, 2})}}, path);
+  const std::string old_bytes = read_bytes(path);
+
+  // The target is a directory: the rename fails after the temporary was written.
+  fs::create_directory(dir.file("taken"));
+  EXPECT_THROW_MSG(nn::save_file(mixed_dict(), dir.file("taken")), IOError, "save_file: cannot replace");
+
+  // The disk "fills up" mid-write: the file size limit makes write() fail with EFBIG.
+  rlimit previous{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &previous), 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = previous;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  bool threw = false;
+  try {
+    nn::save_file(nn::StateDict{{"big", zeros({10000})}}, path);
+  } catch (const IOError& e) {
+    threw = true;
+    EXPECT_EQ(std::string(e.what()).rfind("save_file: writing failed for \"" + path + "\": File too large", 0), 0u) << e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &previous);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_TRUE(threw);
+  EXPECT_EQ(read_bytes(path), old_bytes);
+  EXPECT_EQ(nn::load_file(path).at("old").to_vector<float>(), (std::vector<float>{1, 2}));
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"ckpt.safetensors", "taken"}));  // no temporaries
+
+  // A successful save replaces it.
+  nn::save_file(nn::StateDict{{"new", tensor({3})}}, path);
+  EXPECT_EQ(nn::load_file(path).keys(), std::vector<std::string>{"new"});
+}
+
+TEST(Safetensors, FuzzedBytesNeverCrash) {
+  const std::string valid = nn::encode_safetensors(mixed_dict(), {{"format", "pt"}});
+  std::mt19937 rng(1234);
+  int decoded = 0, rejected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string b = valid;
+    const int kind = static_cast<int>(rng() % 4);
+    if (kind == 0) {  // flip a few bytes anywhere
+      for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) b[rng() % b.size()] = static_cast<char>(rng());
+    } else if (kind == 1) {  // truncate
+      b.resize(rng() % b.size());
+    } else if (kind == 2) {  // corrupt the header text only
+      b[8 + rng() % (b.size() - 8) % 200] = "{}[]\":,0123456789e-.\\ u"[rng() % 24];
+    } else {  // a random header length
+      for (int k = 0; k < 8; ++k) b[static_cast<size_t>(k)] = static_cast<char>(k < 2 ? rng() : 0);
+    }
+    try {
+      nn::decode_safetensors(b);
+      ++decoded;
+    } catch (const IOError&) {
+      ++rejected;
+    } catch (const DTypeError&) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 1000);
+  EXPECT_GT(decoded, 0);  // flips inside tensor data leave a valid file
+}
+
+TEST(Json, ParsesAndQuotes) {
+  const nn::json::Value v = nn::json::parse(R"( {"a": [1, -2.5e3, true, false, null, "x\ty"], "b": {}} )");
+  ASSERT_EQ(v.type, nn::json::Value::Type::Object);
+  const nn::json::Value* a = v.find("a");
+  ASSERT_NE(a, nullptr);
+  ASSERT_EQ(a->items.size(), 6u);
+  uint64_t n = 0;
+  EXPECT_TRUE(a->items[0].as_uint64(n));
+  EXPECT_EQ(n, 1u);
+  EXPECT_FALSE(a->items[1].as_uint64(n));
+  EXPECT_EQ(a->items[1].text, "-2.5e3");
+  EXPECT_TRUE(a->items[2].boolean);
+  EXPECT_EQ(a->items[4].type, nn::json::Value::Type::Null);
+  EXPECT_EQ(a->items[5].text, "x\ty");
+  EXPECT_EQ(v.find("c"), nullptr);
+  EXPECT_TRUE(nn::json::parse("18446744073709551615").as_uint64(n));
+  EXPECT_EQ(n, UINT64_MAX);
+  EXPECT_FALSE(nn::json::parse("18446744073709551616").as_uint64(n));
+  EXPECT_EQ(nn::json::quote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
+  for (const char* bad : {"", "01", "1.", "-", "[1,]", "{\"a\" 1}", "\"abc", "tru", "1e", "\"\\x\"", "{1:2}"})
+    EXPECT_THROW_MSG(nn::json::parse(bad), IOError, "invalid JSON at byte");
+}
