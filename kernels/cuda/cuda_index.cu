@@ -57,6 +57,15 @@ __global__ void index_kernel(T* indexed, T* plain, const int64_t* index, OffsetC
   }
 }
 
+// Only checks the indices (nothing to move: the output is empty), as the CPU does.
+__global__ void check_index_kernel(const int64_t* index, int64_t n, int64_t stride, int64_t limit, IndexFlag* flag,
+                                   int code) {
+  for (int64_t i = global_thread(); i < n; i += grid_stride()) {
+    const int64_t v = index[i * stride];
+    if (v < 0 || v >= limit) cuda_detail::report_bad_index(flag, code, v, limit);
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // launchers
 
@@ -97,6 +106,17 @@ Shape along(const Tensor& index, size_t ndim, int dim) {
 }  // namespace
 
 void CudaBackend::index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index, const char* op) {
+  if (out.numel() == 0 && index.numel() > 0) {
+    const int dev = out.device().index;
+    CudaDeviceGuard guard(dev);
+    IndexFlag* flag = nullptr;
+    const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Index, dim, &flag);
+    check_index_kernel<<<cuda_detail::grid_for(index.numel(), dev), cuda_detail::kThreads, 0,
+                         cuda_detail::stream(dev)>>>(static_cast<const int64_t*>(index.raw_data()), index.numel(),
+                                                     index.dim() ? index.stride(0) : 0, in.size(dim), flag, code);
+    EMBER_CUDA_LAUNCH_CHECK();
+    return;
+  }
   launch_index<false>(op, in, out, index, out.shape(), along(index, out.shape().size(), dim), out.strides(), dim);
 }
 

@@ -1,13 +1,12 @@
 // Fused multi-tensor optimizer steps (SGD with momentum, Adam/AdamW) with PyTorch's
-// formulas: one launch updates many parameters, each block working on one chunk of one
-// tensor; the tensors' pointers travel in the kernel's parameter block (no host-to-device
-// copy per step).
+// formulas (kernels/optim_math.h, shared with the CPU): one launch updates many parameters,
+// each block working on one chunk of one tensor; the tensors' pointers travel in the
+// kernel's parameter block (no host-to-device copy per step).
 #include <array>
-#include <cmath>
 #include <vector>
 
 #include "ember/kernels/cuda/cuda_loops.cuh"
-#include "ember/kernels/functors.h"
+#include "ember/kernels/optim_math.h"
 
 namespace ember {
 namespace {
@@ -27,18 +26,6 @@ struct TensorLists {
   int block_chunk[kMaxBlocks];
 };
 
-template <class T>
-struct SgdScalars {
-  T lr, momentum, dampening, weight_decay;
-  bool nesterov, first_step, has_momentum;
-};
-
-template <class T>
-struct AdamScalars {
-  T lr, beta1, beta2, eps, weight_decay, step_size, bias_correction2_sqrt;
-  bool decoupled;
-};
-
 // ---------------------------------------------------------------------------------------
 // kernels
 
@@ -54,50 +41,26 @@ __device__ __forceinline__ Chunk chunk_of(const TensorLists<T, L>& tl) {
   return {t, lo, cuda_detail::min64(lo + kChunk, tl.size[t])};
 }
 
-// Lists: params, grads, momentum buffers (null without momentum).
+// Lists: params, grads, momentum buffers (null without momentum). The per-element math is
+// kernels/optim_math.h's, the CPU backend's too.
 template <class T>
-__global__ void sgd_kernel(TensorLists<T, 3> tl, SgdScalars<T> s) {
+__global__ void sgd_kernel(TensorLists<T, 3> tl, SgdParams o) {
   const Chunk c = chunk_of(tl);
   T* p = tl.ptr[0][c.t];
   const T* g = tl.ptr[1][c.t];
   T* buf = tl.ptr[2][c.t];
-  for (int64_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
-    T d = g[i];
-    if (s.weight_decay != T(0)) d = d + s.weight_decay * p[i];
-    if (s.has_momentum) {
-      const T b = s.first_step ? d : s.momentum * buf[i] + (T(1) - s.dampening) * d;
-      buf[i] = b;
-      d = s.nesterov ? d + s.momentum * b : b;
-    }
-    p[i] = p[i] - s.lr * d;
-  }
+  for (int64_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) fn::sgd_update(p[i], g[i], buf ? buf + i : nullptr, o);
 }
 
 // Lists: params, grads, exp_avg, exp_avg_sq.
 template <class T>
-__global__ void adam_kernel(TensorLists<T, 4> tl, AdamScalars<T> s) {
+__global__ void adam_kernel(TensorLists<T, 4> tl, AdamParams o, fn::AdamConstants k) {
   const Chunk c = chunk_of(tl);
   T* p = tl.ptr[0][c.t];
-  const T* gp = tl.ptr[1][c.t];
+  const T* g = tl.ptr[1][c.t];
   T* m = tl.ptr[2][c.t];
   T* v = tl.ptr[3][c.t];
-  const T w = T(1) - s.beta1;
-  for (int64_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) {
-    T g = gp[i];
-    T param = p[i];
-    if (s.weight_decay != T(0)) {
-      if (s.decoupled) param = param * (T(1) - s.lr * s.weight_decay);
-      else g = g + s.weight_decay * param;
-    }
-    // exp_avg.lerp_(grad, 1 - beta1), in PyTorch's two-sided form.
-    const T mi = m[i];
-    const T mn = w < T(0.5) ? mi + w * (g - mi) : g - (g - mi) * (T(1) - w);
-    const T vn = s.beta2 * v[i] + (T(1) - s.beta2) * g * g;
-    m[i] = mn;
-    v[i] = vn;
-    const T denom = fn::m_sqrt(vn) / s.bias_correction2_sqrt + s.eps;
-    p[i] = param - s.step_size * (mn / denom);
-  }
+  for (int64_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) fn::adam_update(p[i], g[i], m[i], v[i], o, k);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -179,10 +142,8 @@ void CudaBackend::sgd_step(const std::vector<Tensor>& params, const std::vector<
     if (lists.empty()) continue;
     EMBER_DISPATCH_FLOATING(dt, "sgd_step", [&] {
       using T = scalar_t;
-      const SgdScalars<T> s{static_cast<T>(p.lr), static_cast<T>(p.momentum), static_cast<T>(p.dampening),
-                            static_cast<T>(p.weight_decay), p.nesterov, p.first_step, has_momentum};
       for_each_chunk<T, 3>(lists, [&](const TensorLists<T, 3>& tl, int blocks) {
-        sgd_kernel<<<blocks, kThreads, 0, cuda_detail::stream(dev)>>>(tl, s);
+        sgd_kernel<<<blocks, kThreads, 0, cuda_detail::stream(dev)>>>(tl, p);
         EMBER_CUDA_LAUNCH_CHECK();
       });
     });
@@ -197,9 +158,8 @@ void CudaBackend::adam_step(const std::vector<Tensor>& params, const std::vector
   if (params.empty()) return;
   const int dev = params[0].device().index;
   CudaDeviceGuard guard(dev);
-  const double step = static_cast<double>(p.step);
-  const double bias_correction1 = 1.0 - std::pow(p.beta1, step);
-  const double bias_correction2 = 1.0 - std::pow(p.beta2, step);
+  if (p.step < 1) raise<ValueError>("adam_step: step must be >= 1, got ", p.step);
+  const fn::AdamConstants k = fn::adam_constants(p);
   Staged st;
   for (DType dt : {kFloat32, kFloat64}) {
     std::vector<std::array<Tensor, 4>> lists;
@@ -211,12 +171,8 @@ void CudaBackend::adam_step(const std::vector<Tensor>& params, const std::vector
     if (lists.empty()) continue;
     EMBER_DISPATCH_FLOATING(dt, "adam_step", [&] {
       using T = scalar_t;
-      const AdamScalars<T> s{static_cast<T>(p.lr), static_cast<T>(p.beta1), static_cast<T>(p.beta2),
-                             static_cast<T>(p.eps), static_cast<T>(p.weight_decay),
-                             static_cast<T>(p.lr / bias_correction1), static_cast<T>(std::sqrt(bias_correction2)),
-                             p.decoupled_weight_decay};
       for_each_chunk<T, 4>(lists, [&](const TensorLists<T, 4>& tl, int blocks) {
-        adam_kernel<<<blocks, kThreads, 0, cuda_detail::stream(dev)>>>(tl, s);
+        adam_kernel<<<blocks, kThreads, 0, cuda_detail::stream(dev)>>>(tl, p, k);
         EMBER_CUDA_LAUNCH_CHECK();
       });
     });

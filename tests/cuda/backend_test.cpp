@@ -136,7 +136,7 @@ TEST(CudaConv, DeterministicSwitchGivesRepeatableGradients) {
 }
 
 TEST(CudaConv, LibraryErrorsNameTheCall) {
-  EMBER_REQUIRE_GPU();
+  EMBER_REQUIRE_REAL_GPU();
   // An output whose shape cannot come from this convolution: cuDNN refuses it.
   const Tensor x = random_cpu({1, 2, 5, 5}).cuda(), w = random_cpu({3, 2, 3, 3}).cuda();
   Tensor y = empty_gpu({1, 3, 7, 7});
@@ -349,7 +349,7 @@ TEST(CudaIndex, SelectAddGatherScatterMatchNaiveLoops) {
 }
 
 TEST(CudaIndex, BadIndicesRaiseIndexErrorNamingTheOpWhenRead) {
-  EMBER_REQUIRE_GPU();
+  EMBER_REQUIRE_REAL_GPU();
   const Tensor in = random_cpu({3, 4}).cuda();
   const Tensor bad = from_vector(std::vector<int64_t>{1, 7}, {2}, kInt64).cuda();
   Tensor out = empty_gpu({3, 2});
@@ -364,7 +364,7 @@ TEST(CudaIndex, BadIndicesRaiseIndexErrorNamingTheOpWhenRead) {
 }
 
 TEST(CudaIndex, BadTargetsRaiseIndexErrorNamingTheLoss) {
-  EMBER_REQUIRE_GPU();
+  EMBER_REQUIRE_REAL_GPU();
   const Tensor logits = random_cpu({3, 5}).cuda();
   const Tensor target = from_vector(std::vector<int64_t>{0, 5, 2}, {3}, kInt64).cuda();
   Tensor loss = cross_entropy(logits, target);  // queued

@@ -37,7 +37,7 @@ TEST(CudaMemory, TwoDevices) {
 }
 
 TEST(CudaMemory, FreedBlocksAreReusedWithoutNewDeviceAllocations) {
-  EMBER_REQUIRE_GPU();
+  EMBER_REQUIRE_REAL_GPU();
   { Tensor warm = empty({1 << 20}, TensorOptions().device(Device::cuda(0))); }
   const cuda::MemoryStats before = cuda::memory_stats(0);
   for (int i = 0; i < 100; ++i) {
@@ -52,7 +52,7 @@ TEST(CudaMemory, FreedBlocksAreReusedWithoutNewDeviceAllocations) {
 }
 
 TEST(CudaMemory, EmptyCacheReturnsUnusedMemory) {
-  EMBER_REQUIRE_GPU();
+  EMBER_REQUIRE_REAL_GPU();
   { Tensor big = empty({64 << 20}, TensorOptions().device(Device::cuda(0))); }  // 256 MiB, cached
   const size_t cached = cuda::memory_stats(0).reserved;
   cuda::empty_cache();
@@ -63,7 +63,7 @@ TEST(CudaMemory, EmptyCacheReturnsUnusedMemory) {
 }
 
 TEST(CudaMemory, OutOfMemoryIsAnErrorWithTheFigures) {
-  EMBER_REQUIRE_GPU();
+  EMBER_REQUIRE_REAL_GPU();
   // 1 PiB: more than any device has, even after the cache is freed.
   EXPECT_THROW_MSG(empty({int64_t(1) << 48}, TensorOptions().device(Device::cuda(0))), OutOfMemoryError,
                    "cudaMalloc failed: out of memory (tried to allocate 1024.00 TiB on cuda:0; ");
@@ -72,14 +72,14 @@ TEST(CudaMemory, OutOfMemoryIsAnErrorWithTheFigures) {
 }
 
 TEST(CudaMemory, BadDeviceIndexIsADeviceError) {
-  EMBER_REQUIRE_GPU();
+  EMBER_REQUIRE_REAL_GPU();
   const int n = cuda::device_count();
   EXPECT_THROW(cuda::memory_stats(n), DeviceError);
   EXPECT_THROW(zeros({2}, TensorOptions().device(Device::cuda(n))), DeviceError);
 }
 
 TEST(CudaMemory, WarmTrainingStepsDoNotAllocateOnTheDevice) {
-  EMBER_REQUIRE_GPU();
+  EMBER_REQUIRE_REAL_GPU();
   const Device dev = Device::cuda(0);
   manual_seed(9);
   Tensor w1 = (randn({64, 784}) * 0.05).to(dev).detach().requires_grad_(true);
