@@ -25,4 +25,5 @@
 #include "ember/core/tensor.h"
 #include "ember/core/threads.h"
 #include "ember/core/version.h"
+#include "ember/data/data.h"
 #include "ember/nn/nn.h"

@@ -40,7 +40,10 @@ Node::~Node() {
 }
 
 void Node::save(const Tensor& t) {
-  saved_.push_back(t);
+  // Keep an alias without autograd history: saving an op's own output as-is would make a
+  // cycle (output -> grad_fn -> saved output) that never frees. The alias shares storage,
+  // so the version check still sees in-place changes.
+  saved_.push_back(t.defined() ? t.detach() : t);
   saved_versions_.push_back(t.defined() ? t.version() : 0);
 }
 

@@ -55,6 +55,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   check_floating("matmul", {"lhs", a});
   if (a.dim() == 0 || b.dim() == 0) cannot_multiply(a, b);
   if (a.size(-1) != (b.dim() == 1 ? b.size(0) : b.size(-2))) cannot_multiply(a, b);
+  if (a.dim() == 1 && b.dim() == 1) return matmul(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
   if (a.dim() == 1) return squeeze(matmul(a.unsqueeze(0), b), -2);
   if (b.dim() == 1) return squeeze(matmul(a, b.unsqueeze(-1)), -1);
   const int64_t M = a.size(-2), K = a.size(-1), N = b.size(-1);

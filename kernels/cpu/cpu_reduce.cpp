@@ -47,7 +47,10 @@ void sum_rows(const T* x, Acc* out, int64_t outer, int64_t inner, double scale) 
                  for (int64_t r = lo; r < hi; ++r) {
                    Acc s;
                    if constexpr (std::is_floating_point<T>::value) {
-                     s = static_cast<Acc>(ConstRow<T>(x + r * inner, inner).sum());
+                     // Accumulated in double (still vectorised): float32 sums of millions of
+                     // elements, even identical ones whose rounding errors never cancel, stay
+                     // accurate to float32 precision.
+                     s = static_cast<Acc>(ConstRow<T>(x + r * inner, inner).template cast<double>().sum());
                    } else {
                      s = 0;
                      for (int64_t j = 0; j < inner; ++j) s += static_cast<Acc>(x[r * inner + j]);

@@ -122,6 +122,8 @@ std::vector<OpSpec> build() {
   push({"matmul_broadcast", "matmul", {f("lhs", {2, 1, 3, 4}), f("rhs", {3, 4, 2})},
        [](Args a) { return matmul(a[0], a[1]); }});
   push({"matmul_vector", "matmul", {f("lhs", {4}), f("rhs", {4, 3})}, [](Args a) { return matmul(a[0], a[1]); }});
+  push({"matmul_dot", "matmul", {f("lhs", {5}), f("rhs", {5})}, [](Args a) { return matmul(a[0], a[1]); }});
+  push({"matmul_matvec", "matmul", {f("lhs", {3, 5}), f("rhs", {5})}, [](Args a) { return matmul(a[0], a[1]); }});
   push({"linear", "linear", {f("input", {5, 4}), f("weight", {3, 4}), f("bias", {3})},
        [](Args a) { return linear(a[0], a[1], a[2]); }});
   push({"linear_nobias", "linear", {f("input", {2, 5, 4}), f("weight", {3, 4})},

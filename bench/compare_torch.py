@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Runs Ember's benchmark binaries and the same workloads in PyTorch, in one run on one
+machine, and prints one table of times and Ember/PyTorch ratios.
+
+    python3 bench/compare_torch.py [--build build] [--filter REGEX] [--json out.json]
+
+It installs nothing: PyTorch must be importable (Debian's python3-torch under
+/usr/bin/python3, or a virtual environment with torch from PyPI). Rows are matched by name:
+every Ember row whose name has a PyTorch counterpart below gets a ratio. A ratio < 1 means
+Ember is faster.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # pragma: no cover
+    sys.exit("PyTorch is not importable; see bench/README.md for how to get it")
+
+
+def timeit(fn, device, min_time=0.5, warmup=3):
+    """Median seconds per call over repeated batches of calls."""
+    def sync():
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+    for _ in range(warmup):
+        fn()
+    sync()
+    # Calibrate a batch that takes ~50 ms, then take the median of batches for min_time.
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        dt = time.perf_counter() - t0
+        if dt > 0.05 or n > 1 << 20:
+            break
+        n *= 2
+    samples = []
+    t_end = time.perf_counter() + min_time
+    while time.perf_counter() < t_end or len(samples) < 5:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        sync()
+        samples.append((time.perf_counter() - t0) / n)
+    return statistics.median(samples)
+
+
+class TutorialCNN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 10, 5)
+        self.conv2 = torch.nn.Conv2d(10, 20, 5)
+        self.fc = torch.nn.Linear(320, 10)
+
+    def forward(self, x):
+        x = F.relu(F.max_pool2d(self.conv1(x), 2))
+        x = F.relu(F.max_pool2d(self.conv2(x), 2))
+        return self.fc(x.flatten(1))
+
+
+def train_step(device, batch):
+    model = TutorialCNN().to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.5)
+    x = torch.randn(batch, 1, 28, 28, device=device)
+    y = torch.randint(0, 10, (batch,), device=device)
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
+def infer(device, batch):
+    model = TutorialCNN().to(device).eval()
+    x = torch.randn(batch, 1, 28, 28, device=device)
+
+    def run():
+        with torch.no_grad():
+            model(x)
+    return run
+
+
+def conv(device, n, cin, cout, hw, k, backward):
+    x = torch.randn(n, cin, hw, hw, device=device, requires_grad=backward)
+    w = torch.randn(cout, cin, k, k, device=device, requires_grad=backward)
+    b = torch.randn(cout, device=device, requires_grad=backward)
+    if not backward:
+        return lambda: F.conv2d(x, w, b, padding=k // 2 if hw == 56 else 0)
+    out = F.conv2d(x, w, b, padding=k // 2 if hw == 56 else 0)
+    g = torch.randn_like(out)
+    return lambda: torch.autograd.grad(F.conv2d(x, w, b, padding=k // 2 if hw == 56 else 0), (x, w, b), g)
+
+
+def workload(name):
+    """The PyTorch callable for an Ember benchmark row, or None."""
+    parts = name.split("/")
+    dev = parts[1] if len(parts) > 1 else "cpu"
+    threads = 1
+    m = re.search(r"threads:(\d+)", name)
+    if m:
+        threads = int(m.group(1))
+    torch.set_num_threads(threads)
+    if dev.startswith("cuda") and not torch.cuda.is_available():
+        return None
+    kind = parts[0]
+    if kind == "train_step":
+        return train_step(dev, int(parts[2]))
+    if kind == "infer":
+        return infer(dev, int(parts[2]))
+    if kind == "matmul":
+        n = int(parts[2])
+        a, b = torch.randn(n, n, device=dev), torch.randn(n, n, device=dev)
+        return lambda: a @ b
+    if kind == "linear_mnist":
+        x, w, b = torch.randn(64, 320, device=dev), torch.randn(10, 320, device=dev), torch.randn(10, device=dev)
+        return lambda: F.linear(x, w, b)
+    if kind == "dispatch_add_1elem":
+        a, b = torch.ones(1, device=dev), torch.ones(1, device=dev)
+        return lambda: a + b
+    if kind == "add":
+        n = int(parts[2])
+        a, b = torch.randn(n, device=dev), torch.randn(n, device=dev)
+        return lambda: a + b
+    if kind == "relu":
+        a = torch.randn(int(parts[2]), device=dev)
+        return lambda: F.relu(a)
+    if kind == "sum":
+        a = torch.randn(int(parts[2]), device=dev)
+        return lambda: a.sum().item()
+    if kind == "softmax_cross_entropy":
+        n, c = int(parts[2]), int(parts[3])
+        logits = torch.randn(n, c, device=dev, requires_grad=True)
+        t = torch.randint(0, c, (n,), device=dev)
+
+        def run():
+            F.cross_entropy(logits, t).backward()
+            logits.grad = None
+        return run
+    if kind == "max_pool2d":
+        n, c, hw = int(parts[2]), int(parts[3]), int(parts[4])
+        x = torch.randn(n, c, hw, hw, device=dev)
+        return lambda: F.max_pool2d(x, 2)
+    m = re.match(r"conv2d_(fwd|bwd)_(mnist1|mnist2|resnet)", kind)
+    if m:
+        shapes = {"mnist1": (64, 1, 10, 28, 5), "mnist2": (64, 10, 20, 12, 5), "resnet": (32, 64, 64, 56, 3)}
+        n, cin, cout, hw, k = shapes[m.group(2)]
+        return conv(dev, n, cin, cout, hw, k, m.group(1) == "bwd")
+    return None
+
+
+def run_ember(binary, flt):
+    cmd = [binary, "--benchmark_format=json"]
+    if flt:
+        cmd.append("--benchmark_filter=" + flt)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    rows = []
+    for b in json.loads(out)["benchmarks"]:
+        if b.get("run_type") == "aggregate":
+            continue
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
+        rows.append((b["name"], b["real_time"] * scale, b.get("items_per_second")))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--json", default="")
+    args = ap.parse_args()
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    results = []
+    for exe in ("ember_bench_ops", "ember_bench_train"):
+        path = os.path.join(args.build, "bench", exe)
+        if not os.path.exists(path):
+            print(f"(skipping {exe}: not built at {path})")
+            continue
+        for name, seconds, items in run_ember(path, args.filter):
+            fn = workload(name)
+            t_torch = timeit(fn, name.split("/")[1] if "/" in name else "cpu") if fn else None
+            results.append({"name": name, "ember_s": seconds, "torch_s": t_torch, "ember_items_per_s": items})
+    print(f"PyTorch {torch.__version__}; CPU threads set per row; CUDA: {torch.cuda.is_available()}")
+    print(f"{'benchmark':48s} {'Ember':>12s} {'PyTorch':>12s} {'Ember/PyTorch':>14s}")
+    for r in results:
+        e, t = r["ember_s"], r["torch_s"]
+        ratio = f"{e / t:14.2f}" if t else f"{'-':>14s}"
+        ts = f"{t * 1e3:10.3f}ms" if t else f"{'-':>12s}"
+        print(f"{r['name']:48s} {e * 1e3:10.3f}ms {ts} {ratio}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,8 @@
+#pragma once
+// ember::data: datasets, transforms, the MNIST reader and the DataLoader.
+#include "ember/data/dataloader.h"
+#include "ember/data/dataset.h"
+#include "ember/data/idx.h"
+#include "ember/data/mnist.h"
+#include "ember/data/tensor_dataset.h"
+#include "ember/data/transforms.h"

@@ -1,0 +1,36 @@
+#pragma once
+// The IDX format of MNIST and Fashion-MNIST: a big-endian header (magic 0x000008NN for
+// unsigned bytes in NN dims, then NN 32-bit sizes) followed by the bytes, row-major.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ember/core/tensor.h"
+
+namespace ember::data {
+
+/// Reads an IDX file of unsigned bytes, raw or gzip-compressed (told apart by content, not
+/// by name), into a uint8 CPU tensor shaped by its header. IOError "read_idx: <path>:
+/// <problem>" for a missing or unreadable file, corrupt or truncated gzip data, a wrong
+/// magic number, absurd dimensions, or data shorter or longer than the header says.
+EMBER_API Tensor read_idx(const std::string& path);
+
+namespace detail {
+/// A validated IDX file in memory: the decompressed bytes, the header's shape, and where
+/// the values start.
+struct IdxFile {
+  std::vector<uint8_t> bytes;
+  Shape shape;
+  size_t payload_offset = 0;
+  const uint8_t* payload() const { return bytes.data() + payload_offset; }
+};
+/// Reads and validates path as read_idx does; with expected_magic != 0 the magic number
+/// must equal it (0x00000803 for images, 0x00000801 for labels).
+EMBER_API IdxFile read_idx_file(const std::string& path, uint32_t expected_magic = 0);
+/// Decompresses gzip data (one or more members); IOError "read_idx: <path>: ..." when it
+/// is corrupt or truncated. Exposed for tests.
+EMBER_API std::vector<uint8_t> gunzip(const std::vector<uint8_t>& compressed,
+                                      const std::string& path);
+}  // namespace detail
+
+}  // namespace ember::data

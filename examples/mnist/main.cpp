@@ -1,0 +1,199 @@
+// The tutorial CNN on MNIST, in C++: `mnist --device auto` trains on the GPU when there is
+// one and on the CPU otherwise, and prints the loss, the test accuracy after each epoch and
+// the throughput. See flags.cpp for the options.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "ember/ember.h"
+#include "flags.h"
+#include "tutorial_net.h"
+
+namespace {
+using namespace ember;
+using examples::MnistFlags;
+
+Device resolve_device(const std::string& spec) {
+  if (spec == "auto") return cuda::is_available() ? Device::cuda(0) : Device::cpu();
+  const Device d(spec);
+  zeros({1}, d);  // fails now, with a clear message, if the device cannot be used
+  return d;
+}
+
+std::string default_data_dir() {
+  for (const char* dir : {EMBER_MNIST_SAMPLE_DIR, "data/mnist-sample"})
+    if (std::ifstream(std::string(dir) + "/train-labels-idx1-ubyte.gz")) return dir;
+  return EMBER_MNIST_SAMPLE_DIR;
+}
+
+// "\r  epoch 3 [=========>          ] 61/125" on a terminal, nothing otherwise.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  void show(int epoch, size_t done, size_t total) {
+    if (!enabled_) return;
+    const int width = 30, filled = static_cast<int>(width * done / std::max<size_t>(total, 1));
+    std::printf("\r  epoch %d [%s%s] %zu/%zu", epoch, std::string(filled, '=').c_str(),
+                std::string(width - filled, ' ').c_str(), done, total);
+    std::fflush(stdout);
+    visible_ = true;
+  }
+  void clear() {
+    if (!visible_) return;
+    std::printf("\r%*s\r", 60, "");
+    visible_ = false;
+  }
+
+ private:
+  bool enabled_, visible_ = false;
+};
+
+struct Metrics {
+  std::ofstream out;
+  explicit Metrics(const std::string& path) {
+    if (path.empty()) return;
+    out.open(path);
+    if (!out) throw IOError("cannot write metrics file " + path);
+    out << "epoch,batch,loss,test_accuracy\n";
+  }
+  void loss(int epoch, size_t batch, double value) {
+    if (!out) return;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", value);
+    out << epoch << ',' << batch << ',' << buf << ",\n";
+  }
+  void accuracy(int epoch, double value) {
+    if (!out) return;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", value);
+    out << epoch << ",,," << buf << '\n';
+    out.flush();
+  }
+};
+
+int run(const MnistFlags& f) {
+  set_num_threads(f.threads);
+  const Device device = resolve_device(f.device);
+  manual_seed(f.seed);
+  const std::string root = f.data.empty() ? default_data_dir() : f.data;
+  const data::Normalize normalize(data::MNIST::kMean, data::MNIST::kStd);
+  auto train_set = std::make_shared<data::MNIST>(root, true, normalize);
+  auto test_set = std::make_shared<data::MNIST>(root, false, normalize);
+
+  data::DataLoaderOptions train_opts;
+  train_opts.batch_size = static_cast<size_t>(f.batch_size);
+  train_opts.shuffle = true;
+  train_opts.seed = f.seed;
+  train_opts.device = device;
+  data::DataLoader train_loader(train_set, train_opts);
+  data::DataLoaderOptions test_opts;
+  test_opts.batch_size = 1000;
+  test_opts.device = device;
+  data::DataLoader test_loader(test_set, test_opts);
+
+  auto model = std::make_shared<examples::TutorialNet>();
+  model->to(device);
+  nn::SGDOptions sgd;
+  sgd.lr = f.lr;
+  sgd.momentum = f.momentum;
+  nn::SGD optimizer(model->parameters(), sgd);
+  nn::CrossEntropyLoss criterion;
+  Metrics metrics(f.metrics);
+  ProgressBar bar(isatty(STDOUT_FILENO));
+
+  std::printf("Training the tutorial CNN on %s: %zu train / %zu test images from %s, %d thread%s\n",
+              device.str().c_str(), train_set->size(), test_set->size(), root.c_str(), f.threads,
+              f.threads == 1 ? "" : "s");
+  double accuracy = 0;
+  for (int epoch = 1; epoch <= f.epochs; ++epoch) {
+    model->train();
+    const auto t0 = std::chrono::steady_clock::now();
+    Tensor running;  // summed on the device; read only at log intervals
+    size_t batch_index = 0, in_interval = 0;
+    for (data::Batch& batch : train_loader) {
+      optimizer.zero_grad();
+      Tensor loss = criterion(model->forward(batch.data), batch.target);
+      loss.backward();
+      optimizer.step();
+      {
+        NoGradGuard no_grad;
+        running = running.defined() ? running + loss.detach() : loss.detach();
+      }
+      ++batch_index;
+      ++in_interval;
+      if (batch_index % static_cast<size_t>(f.log_interval) == 0) {
+        const double mean_loss = running.item<double>() / static_cast<double>(in_interval);
+        bar.clear();
+        std::printf("[%d, %5zu] loss: %.3f\n", epoch, batch_index, mean_loss);
+        metrics.loss(epoch, batch_index, mean_loss);
+        running = Tensor();
+        in_interval = 0;
+      }
+      bar.show(epoch, batch_index, train_loader.size());
+    }
+    if (running.defined()) running.item<double>();  // finish the epoch's device work
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bar.clear();
+
+    model->eval();
+    int64_t correct = 0;
+    {
+      NoGradGuard no_grad;
+      for (data::Batch& batch : test_loader)
+        correct += (argmax(model->forward(batch.data), 1) == batch.target).sum().item<int64_t>();
+    }
+    const auto total = static_cast<int64_t>(test_set->size());
+    accuracy = 100.0 * static_cast<double>(correct) / static_cast<double>(total);
+    std::printf("Accuracy on test set: %.0f %% [%lld/%lld]\n", accuracy, static_cast<long long>(correct),
+                static_cast<long long>(total));
+    std::printf("Epoch %d: %.2f s, %.0f images/s\n", epoch, seconds,
+                static_cast<double>(train_set->size()) / seconds);
+    metrics.accuracy(epoch, accuracy);
+  }
+  if (!f.save.empty()) {
+    nn::save(*model, f.save);
+    std::printf("Saved the model to %s\n", f.save.c_str());
+  }
+  if (f.require_accuracy >= 0 && accuracy < f.require_accuracy) {
+    std::fprintf(stderr, "mnist: accuracy %.2f %% is below the required %.2f %%\n", accuracy,
+                 f.require_accuracy);
+    return 3;
+  }
+  return 0;
+}
+
+// The first line of a message: errors are reported on one line.
+std::string first_line(const char* what) {
+  std::string s = what;
+  return s.substr(0, s.find('\n'));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MnistFlags flags;
+  try {
+    flags = ember::examples::parse_flags(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "mnist: %s\n", e.what());
+    return 2;
+  }
+  if (flags.help) {
+    std::fputs(ember::examples::usage(), stdout);
+    return 0;
+  }
+  try {
+    return run(flags);
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "mnist: %s\n", first_line(e.what()).c_str());
+    return 1;
+  }
+}
