@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds Ember's CUDA parity suite and GPU benchmarks here (no GPU needed) for Hopper and
-# fills .gpu/ (git-ignored) with what tests/gpu/run.sh needs on a GPU machine
-# (/work/shared/GPU.md): the binaries (gzipped), libbenchmark, the bundled MNIST sample,
+# Builds Ember's CUDA parity suite, the benchmarks and the MNIST example here (no GPU
+# needed) for Hopper and fills .gpu/ (git-ignored) with what tests/gpu/run.sh needs on a GPU
+# machine (/work/shared/GPU.md): the binaries (gzipped), libbenchmark, the bundled MNIST sample,
 # and a kit to rebuild there if the binaries do not start (Eigen headers, GoogleTest
 # sources, zlib, cuDNN headers, Ember's sources).
 #
@@ -20,11 +20,11 @@ LIMIT_MIB=60
 # Portable code (no -march=native: the GPU machine's processor differs), sm_90 SASS plus
 # PTX, GoogleTest (Debian ships only libgtest.a) and the CUDA runtime linked statically.
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON -DCMAKE_CUDA_COMPILER="$NVCC" \
-  -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DEMBER_NATIVE=OFF -DEMBER_WERROR=ON -DEMBER_BUILD_EXAMPLES=OFF >/dev/null
+  -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DEMBER_NATIVE=OFF -DEMBER_WERROR=ON >/dev/null
 
 targets=(ember_cuda_tests)
 all_targets=$(ninja -C "$BUILD" -t targets all)
-for t in ember_bench_ops ember_bench_train; do
+for t in ember_bench_ops ember_bench_train mnist; do
   if grep -q "^$t:" <<<"$all_targets"; then targets+=("$t"); else echo "prepare.sh: no target $t in this tree (skipped)"; fi
 done
 ninja -C "$BUILD" "${targets[@]}"
@@ -38,7 +38,7 @@ for t in "${targets[@]}"; do
   strip --strip-unneeded -o "$DEST/bin/$t" "$bin"
   gzip -9 "$DEST/bin/$t"
 done
-if ((${#targets[@]} > 1)); then cp -P "$LIBDIR"/libbenchmark.so* "$DEST/lib/"; fi
+if [[ " ${targets[*]} " == *" ember_bench_"* ]]; then cp -P "$LIBDIR"/libbenchmark.so* "$DEST/lib/"; fi
 if [[ -d data/mnist-sample ]]; then
   mkdir -p "$DEST/data" && cp -r data/mnist-sample "$DEST/data/"
 else

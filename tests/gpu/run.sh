@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Runs Ember's GPU checks in one go on a machine with a GPU (/work/shared/GPU.md), from the
 # .gpu/ folder that tests/gpu/prepare.sh filled: finds cuBLAS and cuDNN, records the GPU and
-# the versions, runs the CUDA parity suite with EMBER_REQUIRE_GPU=1 and the GPU benchmarks,
-# writes full logs to $OUT, and prints a short summary table last. If the carried binaries
+# the versions, runs the CUDA parity suite with EMBER_REQUIRE_GPU=1, one epoch of the MNIST
+# example on cuda:0 and the benchmarks, writes full logs to $OUT, and prints a short summary
+# table last. If the carried binaries
 # do not start there (a missing library, an older libstdc++), it rebuilds the parity suite
 # there from the kit in .gpu/kit (cmake, ninja and nvcc must exist). Plan: under 5 minutes.
 #
 #   OUT=/some/dir tests/gpu/run.sh        (or .gpu/run.sh; OUT defaults to ./gpu-out)
 #   EMBER_GPU_FORCE_REBUILD=1             rebuild there even if the binaries start
-#   EMBER_BENCH_FILTER=regex              which benchmarks to run (default: all)
+#   EMBER_BENCH_FILTER=regex              which benchmarks to run (default: cuda, the GPU rows)
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -131,6 +132,17 @@ else
   ROW[parity]="not run: ember_cuda_tests does not start (see start-check.log, rebuild.log)"
 fi
 
+# ---- the tutorial CNN on the GPU: one epoch on the bundled sample ----
+if [[ -x $BIN/mnist && -d $KIT/data/mnist-sample ]]; then
+  log "mnist, one epoch on cuda:0"
+  timeout 120 "$BIN/mnist" --device cuda --epochs 1 --data "$KIT/data/mnist-sample" --require-accuracy 80 \
+    >"$OUT/mnist.log" 2>&1
+  rc=$?
+  ROW[mnist]="exit $rc: $(grep -E 'Accuracy|Epoch 1' "$OUT/mnist.log" | tr '\n' ' ')"
+else
+  ROW[mnist]="not run (no mnist binary or no data/mnist-sample in the kit)"
+fi
+
 # ---- benchmarks ----
 BENCH_TABLE=$OUT/bench-summary.txt
 : >"$BENCH_TABLE"
@@ -140,7 +152,7 @@ for b in ember_bench_ops ember_bench_train; do
     continue
   fi
   log "$b"
-  timeout 100 "$BIN/$b" --benchmark_filter="${EMBER_BENCH_FILTER:-.}" --benchmark_min_time=0.05 \
+  timeout 100 "$BIN/$b" --benchmark_filter="${EMBER_BENCH_FILTER:-cuda}" --benchmark_min_time=0.05 \
     --benchmark_out="$OUT/$b.json" --benchmark_out_format=json >"$OUT/$b.log" 2>&1
   rc=$?
   n=$(grep -cE '^[A-Za-z_].*[0-9]+ (ns|us|ms|s) ' "$OUT/$b.log")
@@ -154,5 +166,6 @@ echo
 echo "==== Ember GPU run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $((SECONDS - T0)) s) ===="
 printf '%-18s | %s\n' "GPU" "${ROW[gpu]}" "driver" "${ROW[cuda]:-unknown}" \
   "versions" "${ROW[versions]:-unknown}" "binaries" "${ROW[binaries]}" "parity suite" "${ROW[parity]}" \
-  "ember_bench_ops" "${ROW[ember_bench_ops]}" "ember_bench_train" "${ROW[ember_bench_train]}" "logs" "$OUT"
+  "mnist (cuda:0)" "${ROW[mnist]}" "ember_bench_ops" "${ROW[ember_bench_ops]}" \
+  "ember_bench_train" "${ROW[ember_bench_train]}" "logs" "$OUT"
 [[ $PARITY_RC == 0 ]]
