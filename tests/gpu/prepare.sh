@@ -20,7 +20,8 @@ LIMIT_MIB=60
 # Portable code (no -march=native: the GPU machine's processor differs), sm_90 SASS plus
 # PTX, GoogleTest (Debian ships only libgtest.a) and the CUDA runtime linked statically.
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON -DCMAKE_CUDA_COMPILER="$NVCC" \
-  -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DEMBER_NATIVE=OFF -DEMBER_WERROR=ON >/dev/null
+  -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DEMBER_NATIVE=OFF -DEMBER_WERROR=ON -DEMBER_BUILD_TESTS=ON \
+  -DEMBER_BUILD_BENCH=ON -DEMBER_BUILD_EXAMPLES=ON >/dev/null
 
 targets=(ember_cuda_tests)
 all_targets=$(ninja -C "$BUILD" -t targets all)
@@ -35,10 +36,14 @@ for t in "${targets[@]}"; do
   bin=$(find "$BUILD" -maxdepth 3 -type f -name "$t" -perm -u+x | head -1)
   [[ -n $bin ]] || { echo "prepare.sh: built $t but cannot find it" >&2; exit 1; }
   if ldd "$bin" | grep -q 'libcuda\.so'; then echo "prepare.sh: $t links the driver (libcuda)" >&2; exit 1; fi
+  # Google Benchmark (and, should they be missing there, OpenMP's and zlib's runtimes) are
+  # carried as the files the binary asks for (their sonames), as plain files.
+  for lib in $(readelf -d "$bin" | sed -n 's/.*Shared library: \[\(\(libbenchmark\|libgomp\|libz\)\.so[^]]*\)\].*/\1/p'); do
+    cp -L "$LIBDIR/$lib" "$DEST/lib/$lib"
+  done
   strip --strip-unneeded -o "$DEST/bin/$t" "$bin"
   gzip -9 "$DEST/bin/$t"
 done
-if [[ " ${targets[*]} " == *" ember_bench_"* ]]; then cp -P "$LIBDIR"/libbenchmark.so* "$DEST/lib/"; fi
 if [[ -d data/mnist-sample ]]; then
   mkdir -p "$DEST/data" && cp -r data/mnist-sample "$DEST/data/"
 else

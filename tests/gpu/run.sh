@@ -123,7 +123,13 @@ if starts "$BIN/ember_cuda_tests"; then
   log "parity suite (EMBER_REQUIRE_GPU=1)"
   EMBER_REQUIRE_GPU=1 timeout 240 "$BIN/ember_cuda_tests" --gtest_output="xml:$OUT/parity.xml" >"$OUT/parity.log" 2>&1
   PARITY_RC=$?
-  grep -E '^\[  FAILED  \] [A-Za-z]|^\[ember\]' "$OUT/parity.log" | sort -u | head -60
+  # The failing cases (once each) and the first mismatches, for a quick look; all in parity.log.
+  failed=$(grep -E '^\[  FAILED  \] [A-Za-z]' "$OUT/parity.log" | grep -v ' ms)$' | sed 's/, where GetParam.*//' | sort -u)
+  if [[ -n $failed ]]; then
+    echo "failing cases ($(wc -l <<<"$failed")):"
+    head -40 <<<"$failed"
+    grep -E 'first mismatch|C\+\+ exception|EMBER_REQUIRE_GPU=1|Which is' "$OUT/parity.log" | head -30
+  fi
   ROW[parity]="$(grep -o 'CUDA parity suite: .*' "$OUT/parity.log" | tail -1)"
   [[ -n ${ROW[parity]} ]] || ROW[parity]="no summary line"
   ROW[parity]="${ROW[parity]} [exit $PARITY_RC]"
@@ -138,7 +144,8 @@ if [[ -x $BIN/mnist && -d $KIT/data/mnist-sample ]]; then
   timeout 120 "$BIN/mnist" --device cuda --epochs 1 --data "$KIT/data/mnist-sample" --require-accuracy 80 \
     >"$OUT/mnist.log" 2>&1
   rc=$?
-  ROW[mnist]="exit $rc: $(grep -E 'Accuracy|Epoch 1' "$OUT/mnist.log" | tr '\n' ' ')"
+  summary=$(grep -E 'Accuracy|Epoch 1' "$OUT/mnist.log" | tr '\n' ' ')
+  ROW[mnist]="exit $rc: ${summary:-$(tail -1 "$OUT/mnist.log")}"
 else
   ROW[mnist]="not run (no mnist binary or no data/mnist-sample in the kit)"
 fi
