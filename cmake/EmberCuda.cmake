@@ -7,6 +7,13 @@ if(NOT EMBER_CUDA STREQUAL "OFF")
     # Hopper SASS plus compute_90 PTX, so newer GPUs can JIT it.
     set(CMAKE_CUDA_ARCHITECTURES 90)
   endif()
+  # nvcc is often installed off PATH, in the toolkit's default place: AUTO finds it there too.
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    find_program(_ember_nvcc nvcc NO_CACHE)
+    if(NOT _ember_nvcc)
+      set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+    endif()
+  endif()
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     enable_language(CUDA)

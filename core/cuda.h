@@ -1,6 +1,11 @@
 #pragma once
-// ember::cuda: what the CUDA side of this process can do. Works in every build: without
-// CUDA (and without an emulated device registered) it reports no devices.
+// ember::cuda: what the CUDA side of this process can do, its memory figures and its
+// numerics switches. Works in every build: without CUDA (and without an emulated device
+// registered) it reports no devices.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
 #include "ember/core/export.h"
 
 namespace ember::cuda {
@@ -13,5 +18,33 @@ EMBER_API int device_count();
 EMBER_API void synchronize();
 /// True when this library was built with the CUDA backend.
 EMBER_API bool is_compiled();
+/// The CUDA runtime, driver, cuBLAS and cuDNN versions this process sees, on one line
+/// ("not compiled" in a build without CUDA; a driver of 0 means none is installed).
+EMBER_API std::string versions();
+
+/// The caching allocator's figures for one device, in bytes (counts for the last two).
+struct MemoryStats {
+  size_t allocated = 0;       // held by live tensors (and workspaces) now
+  size_t reserved = 0;        // obtained from the driver: allocated plus the cache
+  size_t peak_allocated = 0;  // highest `allocated` since start or the last reset
+  size_t peak_reserved = 0;
+  uint64_t device_allocs = 0;  // cudaMalloc calls so far (flat after warm-up)
+  uint64_t device_frees = 0;   // cudaFree calls so far
+};
+
+/// The caching allocator's figures for cuda:device. DeviceError for a device that does not
+/// exist; NotCompiledError in a build without CUDA.
+EMBER_API MemoryStats memory_stats(int device = 0);
+/// Restarts the peak figures of cuda:device at the current ones.
+EMBER_API void reset_peak_memory_stats(int device = 0);
+/// Returns every cached (unused) block of every device to the driver (a no-op without CUDA).
+EMBER_API void empty_cache();
+
+/// Lets cuBLAS and cuDNN use TF32 tensor cores for float32 (off by default: full FP32).
+EMBER_API void set_allow_tf32(bool allow);
+EMBER_API bool allow_tf32();
+/// Restricts cuDNN to deterministic algorithms (off by default).
+EMBER_API void set_deterministic(bool deterministic);
+EMBER_API bool deterministic();
 
 }  // namespace ember::cuda

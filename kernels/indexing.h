@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ember/core/error.h"
+#include "ember/core/shape.h"
 #include "ember/kernels/hd.h"
 
 namespace ember {
@@ -58,6 +60,18 @@ bool make_offset_calculator(const std::vector<int64_t>& shape,
     ++calc.ndim;
   }
   return true;
+}
+
+/// make_offset_calculator for kernels' launchers: ValueError when the operands keep more
+/// than kMaxDims dims that cannot be merged.
+template <int N>
+OffsetCalculator<N> plan_offsets(const std::vector<int64_t>& shape,
+                                 const std::array<const std::vector<int64_t>*, N>& strides) {
+  OffsetCalculator<N> calc;
+  if (!make_offset_calculator<N>(shape, strides, calc))
+    raise<ValueError>("tensor of shape ", shape_str(shape), " has more than ", kMaxDims,
+                      " non-mergeable dims");
+  return calc;
 }
 
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "ember/core/op_kinds.h"
 #include "ember/kernels/hd.h"
 
 namespace ember::philox {
@@ -37,24 +38,52 @@ EMBER_HD_INLINE Words draw(uint64_t counter, uint64_t key) {
 /// A uniform number in [0, 1) from one word (24 bits, exact in float32).
 EMBER_HD_INLINE double uniform01(uint32_t w) { return (w >> 8) * (1.0 / 16777216.0); }
 
-/// Element i of a draw that starts at counter offset: the values of RandomKind.
+/// Element j (0..3) of the four that one counter value gives, for each RandomKind.
 /// Normal pairs words (0,1) and (2,3) through Box-Muller, computed in double so that both
 /// devices round to the same float.
-EMBER_HD_INLINE double uniform_at(uint64_t i, uint64_t seed, uint64_t offset) {
-  return uniform01(draw(offset + i / 4, seed).w[i % 4]);
-}
-EMBER_HD_INLINE double normal_at(uint64_t i, uint64_t seed, uint64_t offset) {
-  const Words r = draw(offset + i / 4, seed);
-  const unsigned pair = (i % 4) / 2 * 2;
+EMBER_HD_INLINE double uniform_from(const Words& r, unsigned j) { return uniform01(r.w[j]); }
+EMBER_HD_INLINE double normal_from(const Words& r, unsigned j) {
+  const unsigned pair = j / 2 * 2;
   const double u1 = (static_cast<double>(r.w[pair]) + 1.0) * (1.0 / 4294967296.0);  // (0, 1]
   const double u2 = static_cast<double>(r.w[pair + 1]) * (1.0 / 4294967296.0);
   const double radius = ::sqrt(-2.0 * ::log(u1));
   const double angle = 6.283185307179586476925 * u2;
-  return (i % 2 == 0) ? radius * ::cos(angle) : radius * ::sin(angle);
+  return (j % 2 == 0) ? radius * ::cos(angle) : radius * ::sin(angle);
 }
 /// An integer in [0, range) for range >= 1 (range < 2^32).
+EMBER_HD_INLINE uint64_t integer_from(const Words& r, unsigned j, uint64_t range) {
+  return r.w[j] % range;
+}
+
+/// Element i of a draw that starts at counter offset: element i uses counter offset + i / 4.
+EMBER_HD_INLINE double uniform_at(uint64_t i, uint64_t seed, uint64_t offset) {
+  return uniform_from(draw(offset + i / 4, seed), static_cast<unsigned>(i % 4));
+}
+EMBER_HD_INLINE double normal_at(uint64_t i, uint64_t seed, uint64_t offset) {
+  return normal_from(draw(offset + i / 4, seed), static_cast<unsigned>(i % 4));
+}
 EMBER_HD_INLINE uint64_t integer_at(uint64_t i, uint64_t seed, uint64_t offset, uint64_t range) {
-  return draw(offset + i / 4, seed).w[i % 4] % range;
+  return integer_from(draw(offset + i / 4, seed), static_cast<unsigned>(i % 4), range);
+}
+
+/// x + y * z with two roundings and no fused multiply-add, so that the CPU and CUDA
+/// compilers produce the same bits.
+EMBER_HD_INLINE double add_mul_unfused(double x, double y, double z) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(x, __dmul_rn(y, z));
+#else
+  return x + y * z;
+#endif
+}
+
+/// The value of element j of a counter's words for a draw of kind (Integer: range = b - a).
+EMBER_HD_INLINE double value_from(RandomKind kind, double a, double b, uint64_t range,
+                                  const Words& r, unsigned j) {
+  switch (kind) {
+    case RandomKind::Uniform: return add_mul_unfused(a, b - a, uniform_from(r, j));
+    case RandomKind::Normal: return add_mul_unfused(a, b, normal_from(r, j));
+    default: return a + static_cast<double>(integer_from(r, j, range));
+  }
 }
 
 }  // namespace ember::philox

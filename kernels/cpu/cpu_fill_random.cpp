@@ -30,13 +30,8 @@ void CpuBackend::random(const Tensor& out, RandomKind kind, double a, double b, 
     parallel_for(out.numel(), 4096, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) {
         const auto u = static_cast<uint64_t>(i);
-        double v;
-        switch (kind) {
-          case RandomKind::Uniform: v = a + (b - a) * philox::uniform_at(u, seed, offset); break;
-          case RandomKind::Normal: v = a + b * philox::normal_at(u, seed, offset); break;
-          default: v = a + static_cast<double>(philox::integer_at(u, seed, offset, range)); break;
-        }
-        o[i] = static_cast<scalar_t>(v);
+        const philox::Words r = philox::draw(offset + u / 4, seed);
+        o[i] = static_cast<scalar_t>(philox::value_from(kind, a, b, range, r, static_cast<unsigned>(u % 4)));
       }
     });
   });

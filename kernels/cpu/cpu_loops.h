@@ -14,11 +14,7 @@ namespace ember::cpu {
 
 template <int N>
 OffsetCalculator<N> plan_loop(const Shape& shape, const std::array<const Shape*, N>& strides) {
-  OffsetCalculator<N> calc;
-  if (!make_offset_calculator<N>(shape, strides, calc))
-    raise<ValueError>("tensor of shape ", shape_str(shape), " has more than ", kMaxDims,
-                      " non-mergeable dims");
-  return calc;
+  return plan_offsets<N>(shape, strides);
 }
 
 /// The calculator of the dims above the innermost one (rows of the loop).

@@ -1,10 +1,16 @@
-// Device discovery, allocation and transfers for the CUDA backend.
+// Device discovery, transfers and synchronisation for the CUDA backend. Every copy runs on
+// the device's one stream, so it is ordered with the kernels around it; copies to the host
+// wait for it and then raise what kernels reported (bad indices).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <mutex>
+#include <set>
+#include <utility>
 
 #include "ember/kernels/cuda/cuda_backend.h"
 #include "ember/kernels/cuda/cuda_check.h"
+#include "ember/kernels/cuda/cuda_context.h"
 
 namespace ember {
 
@@ -13,7 +19,7 @@ Backend& builtin_cuda_backend() {
   return instance;
 }
 
-int CudaBackend::device_count() const {
+int builtin_cuda_device_count() {
   // Any failure (no driver: "CUDA driver version is insufficient", no device) means zero.
   static const int count = [] {
     int n = 0;
@@ -26,6 +32,8 @@ int CudaBackend::device_count() const {
   return count;
 }
 
+int CudaBackend::device_count() const { return builtin_cuda_device_count(); }
+
 CudaDeviceGuard::CudaDeviceGuard(int device) {
   EMBER_CUDA_CHECK(cudaGetDevice(&previous_));
   if (previous_ != device) EMBER_CUDA_CHECK(cudaSetDevice(device));
@@ -37,60 +45,82 @@ CudaDeviceGuard::~CudaDeviceGuard() {
 }
 
 namespace {
-class CudaAllocator final : public Allocator {
- public:
-  void* allocate(size_t nbytes, Device device) override {
-    if (nbytes == 0) return nullptr;
-    CudaDeviceGuard guard(device.index);
-    void* p = nullptr;
-    const cudaError_t err = cudaMalloc(&p, nbytes);
-    if (err != cudaSuccess) {
-      cudaGetLastError();
-      raise<OutOfMemoryError>("cudaMalloc failed: ", cudaGetErrorString(err), " (tried to allocate ",
-                              nbytes, " bytes on ", device.str(), ")");
-    }
-    return p;
-  }
-  void deallocate(void* ptr, size_t, Device device) noexcept override {
-    if (!ptr) return;
-    int previous = -1;
-    cudaGetDevice(&previous);
-    cudaSetDevice(device.index);
-    cudaFree(ptr);
-    if (previous >= 0) cudaSetDevice(previous);
-  }
-};
-}  // namespace
 
-Allocator& CudaBackend::allocator() {
-  static CudaAllocator instance;
-  return instance;
+// Lets dst read src directly where the hardware allows it (both directions, once per pair);
+// cudaMemcpyPeerAsync stages through the host by itself where it does not.
+void enable_peer_access(int a, int b) {
+  static std::mutex mutex;
+  static std::set<std::pair<int, int>> done;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!done.insert({std::min(a, b), std::max(a, b)}).second) return;
+  for (auto [from, to] : {std::pair<int, int>{a, b}, std::pair<int, int>{b, a}}) {
+    int can = 0;
+    EMBER_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
+    if (!can) continue;
+    CudaDeviceGuard guard(from);
+    const cudaError_t err = cudaDeviceEnablePeerAccess(to, 0);
+    if (err == cudaErrorPeerAccessAlreadyEnabled)
+      cudaGetLastError();
+    else
+      EMBER_CUDA_CHECK(err);
+  }
 }
+
+// Makes `waiter`'s stream wait for everything queued so far on `signaller`'s stream.
+void stream_wait(int waiter, int signaller) {
+  cudaEvent_t e = nullptr;
+  {
+    CudaDeviceGuard guard(signaller);
+    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    EMBER_CUDA_CHECK(cudaEventRecord(e, cuda_detail::stream(signaller)));
+  }
+  CudaDeviceGuard guard(waiter);
+  EMBER_CUDA_CHECK(cudaStreamWaitEvent(cuda_detail::stream(waiter), e, 0));
+  // Destroying a recorded event is allowed: its resources go once it completes.
+  EMBER_CUDA_CHECK(cudaEventDestroy(e));
+}
+
+}  // namespace
 
 void CudaBackend::copy_from_host(void* dst, const void* src, size_t nbytes, Device dst_device) {
   CudaDeviceGuard guard(dst_device.index);
-  EMBER_CUDA_CHECK(cudaMemcpy(dst, src, nbytes, cudaMemcpyHostToDevice));
+  // From pageable memory this returns once the source is staged, so the caller may free it.
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice,
+                                   cuda_detail::stream(dst_device.index)));
 }
 
 void CudaBackend::copy_to_host(void* dst, const void* src, size_t nbytes, Device src_device) {
   CudaDeviceGuard guard(src_device.index);
-  EMBER_CUDA_CHECK(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToHost));
+  cudaStream_t s = cuda_detail::stream(src_device.index);
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s));
+  EMBER_CUDA_CHECK(cudaStreamSynchronize(s));
+  cuda_detail::raise_pending_index_errors(src_device.index);
 }
 
 void CudaBackend::copy_between_devices(void* dst, Device dst_device, const void* src,
                                        Device src_device, size_t nbytes) {
   if (dst_device == src_device) {
     CudaDeviceGuard guard(dst_device.index);
-    EMBER_CUDA_CHECK(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice));
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice,
+                                     cuda_detail::stream(dst_device.index)));
     return;
   }
-  // cudaMemcpyPeer uses peer access where the devices allow it and stages otherwise.
-  EMBER_CUDA_CHECK(cudaMemcpyPeer(dst, dst_device.index, src, src_device.index, nbytes));
+  const int from = src_device.index, to = dst_device.index;
+  enable_peer_access(from, to);
+  // The copy runs on the destination's stream once the source's producers are done; the
+  // source's stream then waits for the copy, so its block is not reused while being read.
+  stream_wait(to, from);
+  {
+    CudaDeviceGuard guard(to);
+    EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(dst, to, src, from, nbytes, cuda_detail::stream(to)));
+  }
+  stream_wait(from, to);
 }
 
 void CudaBackend::synchronize(Device device) {
   CudaDeviceGuard guard(device.index);
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+  cuda_detail::raise_pending_index_errors(device.index);
 }
 
 }  // namespace ember

@@ -42,3 +42,15 @@ TEST(OffsetCalculator, TooManyDimsIsReported) {
   OffsetCalculator<1> c;
   EXPECT_FALSE(make_offset_calculator<1>(shape, {&st}, c));
 }
+
+TEST(OffsetCalculator, PlanOffsetsRaisesForTooManyDims) {
+  std::vector<int64_t> shape(kMaxDims + 1, 2), st(kMaxDims + 1);
+  int64_t s = 1;
+  for (size_t i = 0; i < st.size(); ++i) {
+    st[st.size() - 1 - i] = s;
+    s *= 3;
+  }
+  EXPECT_THROW(plan_offsets<1>(shape, {&st}), ValueError);
+  std::vector<int64_t> ok{2, 3}, ost{3, 1};
+  EXPECT_EQ(plan_offsets<1>(ok, {&ost}).sizes[0], 6);
+}

@@ -1,0 +1,147 @@
+// The caching allocator of the CUDA backend: one BlockPool per device over cudaMalloc and
+// cudaFree (caching_allocator.h holds the bookkeeping, tested on the CPU).
+#include "ember/kernels/cuda/cuda_allocator.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "ember/kernels/cuda/caching_allocator.h"
+#include "ember/kernels/cuda/cuda_backend.h"
+#include "ember/kernels/cuda/cuda_context.h"
+
+namespace ember {
+namespace {
+
+std::atomic<int> g_alloc_fill{-1};
+
+class CudaCachingAllocator final : public Allocator {
+ public:
+  void* allocate(size_t nbytes, Device device) override {
+    if (nbytes == 0) return nullptr;
+    cuda_detail::BlockPool& p = pool(device.index);
+    void* ptr = p.allocate(nbytes);
+    if (!ptr)
+      throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
+    const int fill = g_alloc_fill.load(std::memory_order_relaxed);
+    if (fill >= 0) {
+      CudaDeviceGuard guard(device.index);
+      EMBER_CUDA_CHECK(cudaMemsetAsync(ptr, fill, nbytes, cuda_detail::stream(device.index)));
+    }
+    return ptr;
+  }
+
+  void deallocate(void* ptr, size_t, Device device) noexcept override {
+    if (!ptr) return;
+    if (cuda_detail::BlockPool* p = existing_pool(device.index)) p->deallocate(ptr);
+  }
+
+  /// The pool of a device, made on first use.
+  cuda_detail::BlockPool& pool(int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (pools_.empty()) pools_.resize(static_cast<size_t>(builtin_cuda_device_count()));
+    builtin_cuda_backend().check_device(Device::cuda(device));
+    auto& slot = pools_[static_cast<size_t>(device)];
+    if (!slot) {
+      // The pool outlives every tensor: it is never destroyed (see DeviceContext).
+      slot = new cuda_detail::BlockPool(
+          [device](size_t n) -> void* {
+            CudaDeviceGuard guard(device);
+            void* p = nullptr;
+            const cudaError_t err = cudaMalloc(&p, n);
+            if (err == cudaErrorMemoryAllocation) {
+              cudaGetLastError();  // not sticky: clear it so later calls do not see it
+              return nullptr;
+            }
+            EMBER_CUDA_CHECK(err);
+            return p;
+          },
+          [device](void* p) {
+            int previous = -1;
+            cudaGetDevice(&previous);
+            cudaSetDevice(device);
+            cudaFree(p);
+            if (previous >= 0) cudaSetDevice(previous);
+            cudaGetLastError();
+          },
+          [device] {
+            // Cached blocks may still be read by queued kernels: wait before freeing them.
+            CudaDeviceGuard guard(device);
+            EMBER_CUDA_CHECK(cudaStreamSynchronize(cuda_detail::stream(device)));
+          });
+    }
+    return *slot;
+  }
+
+  cuda_detail::BlockPool* existing_pool(int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (device < 0 || device >= static_cast<int>(pools_.size())) return nullptr;
+    return pools_[static_cast<size_t>(device)];
+  }
+
+  std::vector<int> devices_with_pools() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<int> d;
+    for (size_t i = 0; i < pools_.size(); ++i)
+      if (pools_[i]) d.push_back(static_cast<int>(i));
+    return d;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<cuda_detail::BlockPool*> pools_;
+};
+
+CudaCachingAllocator& caching_allocator() {
+  static auto* instance = new CudaCachingAllocator;  // never destroyed, like the pools
+  return *instance;
+}
+
+}  // namespace
+
+Allocator& CudaBackend::allocator() { return caching_allocator(); }
+
+namespace cuda_detail {
+
+DeviceBuffer::DeviceBuffer(int device, size_t nbytes) : size_(nbytes), device_(device) {
+  ptr_ = caching_allocator().allocate(nbytes, Device::cuda(device));
+}
+
+void DeviceBuffer::reset() noexcept {
+  if (ptr_) caching_allocator().deallocate(ptr_, size_, Device::cuda(device_));
+  ptr_ = nullptr;
+  size_ = 0;
+}
+
+cuda::MemoryStats memory_stats(int device) {
+  cuda::MemoryStats m;
+  if (BlockPool* p = caching_allocator().existing_pool(device)) {
+    const PoolStats s = p->stats();
+    m.allocated = s.allocated;
+    m.reserved = s.reserved;
+    m.peak_allocated = s.peak_allocated;
+    m.peak_reserved = s.peak_reserved;
+    m.device_allocs = s.raw_allocs;
+    m.device_frees = s.raw_frees;
+  }
+  return m;
+}
+
+void reset_peak_memory_stats(int device) {
+  if (BlockPool* p = caching_allocator().existing_pool(device)) p->reset_peaks();
+}
+
+void empty_cache() {
+  for (int d : caching_allocator().devices_with_pools()) {
+    CudaDeviceGuard guard(d);
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream(d)));
+    caching_allocator().existing_pool(d)->release_cached();
+  }
+}
+
+void set_alloc_fill(int byte) { g_alloc_fill.store(byte < 0 ? -1 : (byte & 0xFF), std::memory_order_relaxed); }
+
+}  // namespace cuda_detail
+}  // namespace ember

@@ -1,0 +1,50 @@
+// Tensor-scalar forms of the binary ops and comparisons: the scalar takes the tensor's
+// dtype and is bound into the functor, which then runs as a unary map.
+#include "ember/kernels/cuda/cuda_loops.cuh"
+#include "ember/kernels/elementwise_dispatch.h"
+
+namespace ember {
+namespace {
+
+template <class F, class T>
+struct BindScalarRight {
+  F f;
+  T s;
+  EMBER_HD auto operator()(T x) const { return f(x, s); }
+};
+template <class F, class T>
+struct BindScalarLeft {
+  F f;
+  T s;
+  EMBER_HD auto operator()(T x) const { return f(s, x); }
+};
+
+template <class T, class F>
+void run_scalar(const Tensor& out, const Tensor& a, F f, T s, bool scalar_first) {
+  using To = decltype(f(s, s));
+  if (scalar_first)
+    cuda_detail::launch_map1<To, T>(out, a, BindScalarLeft<F, T>{f, s});
+  else
+    cuda_detail::launch_map1<To, T>(out, a, BindScalarRight<F, T>{f, s});
+}
+
+}  // namespace
+
+void CudaBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s,
+                                bool scalar_first) {
+  if (is_comparison(op)) {
+    EMBER_DISPATCH_ALL(a.dtype(), "comparison", [&] {
+      with_comparison(op, [&](auto f) {
+        run_scalar<scalar_t>(out, a, f, static_cast<scalar_t>(s), scalar_first);
+      });
+    });
+    return;
+  }
+  EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {
+    with_binary<scalar_t>(op, [&](auto f) {
+      run_scalar<scalar_t>(out, a, f, static_cast<scalar_t>(s), scalar_first);
+    });
+  });
+}
+
+}  // namespace ember

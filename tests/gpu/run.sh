@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Runs Ember's GPU checks in one go on a machine with a GPU (/work/shared/GPU.md), from the
+# .gpu/ folder that tests/gpu/prepare.sh filled: finds cuBLAS and cuDNN, records the GPU and
+# the versions, runs the CUDA parity suite with EMBER_REQUIRE_GPU=1, one epoch of the MNIST
+# example on cuda:0 and the benchmarks, writes full logs to $OUT, and prints a short summary
+# table last. If the carried binaries
+# do not start there (a missing library, an older libstdc++), it rebuilds the parity suite
+# there from the kit in .gpu/kit (cmake, ninja and nvcc must exist; the benchmarks need
+# Google Benchmark and are not rebuilt). Plan: under 5 minutes.
+#
+#   OUT=/some/dir tests/gpu/run.sh        (or .gpu/run.sh; OUT defaults to ./gpu-out)
+#   EMBER_GPU_FORCE_REBUILD=1             rebuild there even if the binaries start
+#   EMBER_BENCH_FILTER=regex              which benchmarks to run (default: cuda, the GPU rows)
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [[ -f $HERE/manifest.txt ]]; then KIT=$HERE; else KIT=$(cd "$HERE/../.." && pwd)/.gpu; fi
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+WORK=$(mktemp -d)
+T0=$SECONDS
+LOG=$OUT/run.log
+: >"$LOG"
+log() { echo "[run.sh +$((SECONDS - T0))s] $*" | tee -a "$LOG"; }
+declare -A ROW
+ROW[binaries]="carried"
+
+if [[ ! -f $KIT/manifest.txt ]]; then
+  log "no .gpu/manifest.txt next to this script or in the repository: run tests/gpu/prepare.sh first"
+  exit 2
+fi
+log "kit: $KIT ($(tr '\n' ';' <"$KIT/manifest.txt"))"
+
+# ---- libraries: cuDNN and cuBLAS are the machine's (hundreds of MiB, never carried) ----
+declare -A FOUND
+while IFS= read -r path; do
+  name=$(basename "$path")
+  [[ -z ${FOUND[$name]:-} ]] && FOUND[$name]=$path
+done < <(find / \( -path /proc -o -path /sys -o -path /dev -o -path "$WORK" \) -prune -o \
+  \( -name libcudnn.so.9 -o -name libcublas.so.13 -o -name libcublasLt.so.13 -o -name cudnn.h -o \
+  -name 'cudnn_version.h' \) -print 2>/dev/null)
+LIBPATH=""
+for lib in libcudnn.so.9 libcublas.so.13 libcublasLt.so.13; do
+  if [[ -n ${FOUND[$lib]:-} ]]; then
+    d=$(dirname "${FOUND[$lib]}")
+    [[ ":$LIBPATH:" == *":$d:"* ]] || LIBPATH=$LIBPATH:$d
+    log "found $lib in $d"
+  else
+    log "did not find $lib anywhere"
+  fi
+done
+export LD_LIBRARY_PATH="${LIBPATH#:}:$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+log "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+
+# ---- the machine ----
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "host: $(uname -a)"
+  nvidia-smi 2>&1 || echo "nvidia-smi failed"
+  nvcc --version 2>&1 || echo "no nvcc on PATH"
+} >"$OUT/machine.txt"
+ROW[gpu]=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -2 |
+  tr '\n' ';' | sed 's/;$//')
+[[ -n ${ROW[gpu]} ]] || ROW[gpu]="nvidia-smi failed (no driver?)"
+ROW[cuda]=$(nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -1)
+log "GPU: ${ROW[gpu]} (${ROW[cuda]:-driver CUDA version unknown})"
+
+# ---- the binaries: carried, or rebuilt here ----
+BIN=$WORK/bin
+mkdir -p "$BIN"
+for f in "$KIT"/bin/*.gz; do
+  [[ -e $f ]] || continue
+  gunzip -c "$f" >"$BIN/$(basename "$f" .gz)" && chmod +x "$BIN/$(basename "$f" .gz)"
+done
+
+starts() { [[ -x $1 ]] && "$1" --gtest_list_tests >"$OUT/start-check.log" 2>&1; }
+
+rebuild() {
+  log "rebuilding the parity suite here"
+  local src=$WORK/src deps=$WORK/deps jobs
+  jobs=$(nproc 2>/dev/null || echo 8)
+  mkdir -p "$src" "$deps"
+  tar -xzf "$KIT/kit/ember-src.tar.gz" -C "$src" || return 1
+  tar -xzf "$KIT/kit/eigen.tar.gz" -C "$deps" || return 1
+  tar -xzf "$KIT/kit/googletest.tar.gz" -C "$deps" || return 1
+  tar -xzf "$KIT/kit/zlib.tar.gz" -C "$deps" || return 1
+  local cudnn_inc
+  if [[ -n ${FOUND[cudnn.h]:-} ]]; then
+    cudnn_inc=$(dirname "${FOUND[cudnn.h]}")
+  else
+    cudnn_inc=$deps/cudnn-include
+    mkdir -p "$cudnn_inc" && tar -xzf "$KIT/kit/cudnn-include.tar.gz" -C "$cudnn_inc" || return 1
+  fi
+  local nvcc
+  nvcc=$(command -v nvcc || find / \( -path /proc -o -path /sys \) -prune -o -name nvcc -type f -print 2>/dev/null | head -1)
+  [[ -n $nvcc ]] || { log "no nvcc: cannot rebuild"; return 1; }
+  log "GoogleTest from sources"
+  cmake -S "$deps/googletest" -B "$deps/gtest-build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_GMOCK=OFF \
+    -DCMAKE_INSTALL_PREFIX="$deps/gtest" >>"$OUT/rebuild.log" 2>&1 &&
+    cmake --build "$deps/gtest-build" -j "$jobs" >>"$OUT/rebuild.log" 2>&1 &&
+    cmake --install "$deps/gtest-build" >>"$OUT/rebuild.log" 2>&1 || { log "GoogleTest build failed"; return 1; }
+  log "Ember (ember_cuda_tests, mnist) with $nvcc"
+  cmake -S "$src" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON \
+    -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 -DEMBER_NATIVE=OFF \
+    -DEMBER_BUILD_BENCH=OFF -DEMBER_BUILD_EXAMPLES=ON \
+    -DEigen3_DIR="$deps/usr/share/eigen3/cmake" -DGTest_DIR="$deps/gtest/lib/cmake/GTest" \
+    -DZLIB_INCLUDE_DIR="$deps/usr/include" -DZLIB_LIBRARY="$(find "$deps/usr/lib" -name libz.a | head -1)" \
+    -DCUDNN_INCLUDE_DIR="$cudnn_inc" -DCUDNN_LIBRARY="${FOUND[libcudnn.so.9]:-cudnn-NOTFOUND}" \
+    >>"$OUT/rebuild.log" 2>&1 || { log "configure failed (see rebuild.log)"; return 1; }
+  ninja -C "$WORK/build" -j "$jobs" ember_cuda_tests mnist >>"$OUT/rebuild.log" 2>&1 ||
+    { log "build failed (see rebuild.log)"; return 1; }
+  cp "$WORK/build/tests/ember_cuda_tests" "$BIN/ember_cuda_tests"
+  cp "$WORK/build/examples/mnist" "$BIN/mnist"
+  ROW[binaries]="rebuilt here ($((SECONDS - T0))s in)"
+}
+
+if [[ ${EMBER_GPU_FORCE_REBUILD:-0} == 1 ]] || ! starts "$BIN/ember_cuda_tests"; then
+  [[ ${EMBER_GPU_FORCE_REBUILD:-0} == 1 ]] || log "the carried ember_cuda_tests does not start: $(head -3 "$OUT/start-check.log" | tr '\n' ' ')"
+  if rebuild && starts "$BIN/ember_cuda_tests"; then :; else ROW[binaries]="carried ones do not start; rebuild failed"; fi
+fi
+
+# ---- the parity suite ----
+PARITY_RC=-1
+if starts "$BIN/ember_cuda_tests"; then
+  log "parity suite (EMBER_REQUIRE_GPU=1)"
+  EMBER_REQUIRE_GPU=1 timeout 240 "$BIN/ember_cuda_tests" --gtest_output="xml:$OUT/parity.xml" >"$OUT/parity.log" 2>&1
+  PARITY_RC=$?
+  # The failing cases (once each) and the first mismatches, for a quick look; all in parity.log.
+  failed=$(grep -E '^\[  FAILED  \] [A-Za-z]' "$OUT/parity.log" | grep -v ' ms)$' | sed 's/, where GetParam.*//' | sort -u)
+  if [[ -n $failed ]]; then
+    echo "failing cases ($(wc -l <<<"$failed")):"
+    head -40 <<<"$failed"
+    grep -E 'first mismatch|C\+\+ exception|EMBER_REQUIRE_GPU=1|Which is' "$OUT/parity.log" | head -30
+  fi
+  ROW[parity]="$(grep -o 'CUDA parity suite: .*' "$OUT/parity.log" | tail -1)"
+  [[ -n ${ROW[parity]} ]] || ROW[parity]="no summary line"
+  ROW[parity]="${ROW[parity]} [exit $PARITY_RC]"
+  ROW[versions]=$(grep -o '^\[ember\] CUDA runtime.*' "$OUT/parity.log" | head -1 | sed 's/^\[ember\] //')
+else
+  ROW[parity]="not run: ember_cuda_tests does not start (see start-check.log, rebuild.log)"
+fi
+
+# ---- the tutorial CNN on the GPU: one epoch on the bundled sample ----
+if [[ -x $BIN/mnist && -d $KIT/data/mnist-sample ]]; then
+  log "mnist, one epoch on cuda:0"
+  timeout 120 "$BIN/mnist" --device cuda --epochs 1 --data "$KIT/data/mnist-sample" --require-accuracy 80 \
+    >"$OUT/mnist.log" 2>&1
+  rc=$?
+  summary=$(grep -E 'Accuracy|Epoch 1' "$OUT/mnist.log" | tr '\n' ' ')
+  ROW[mnist]="exit $rc: ${summary:-$(tail -1 "$OUT/mnist.log")}"
+else
+  ROW[mnist]="not run (no mnist binary or no data/mnist-sample in the kit)"
+fi
+
+# ---- benchmarks ----
+BENCH_TABLE=$OUT/bench-summary.txt
+: >"$BENCH_TABLE"
+for b in ember_bench_ops ember_bench_train; do
+  if [[ ! -x $BIN/$b ]]; then
+    ROW[$b]="not built in this tree"
+    continue
+  fi
+  log "$b"
+  timeout 100 "$BIN/$b" --benchmark_filter="${EMBER_BENCH_FILTER:-cuda}" --benchmark_min_time=0.05 \
+    --benchmark_out="$OUT/$b.json" --benchmark_out_format=json >"$OUT/$b.log" 2>&1
+  rc=$?
+  n=$(grep -cE '^[A-Za-z_].*[0-9]+ (ns|us|ms|s) ' "$OUT/$b.log")
+  ROW[$b]="exit $rc, $n benchmarks$( ((rc == 124)) && echo ' (timed out after 100 s)')"
+  { echo "== $b"; grep -E '^[A-Za-z_].*[0-9]+ (ns|us|ms|s) ' "$OUT/$b.log" | awk '{printf "%-60s %12s %s\n", $1, $2, $3}'; } >>"$BENCH_TABLE"
+done
+
+rm -rf "$WORK"
+cat "$BENCH_TABLE"
+echo
+echo "==== Ember GPU run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $((SECONDS - T0)) s) ===="
+printf '%-18s | %s\n' "GPU" "${ROW[gpu]}" "driver" "${ROW[cuda]:-unknown}" \
+  "versions" "${ROW[versions]:-unknown}" "binaries" "${ROW[binaries]}" "parity suite" "${ROW[parity]}" \
+  "mnist (cuda:0)" "${ROW[mnist]}" "ember_bench_ops" "${ROW[ember_bench_ops]}" \
+  "ember_bench_train" "${ROW[ember_bench_train]}" "logs" "$OUT"
+[[ $PARITY_RC == 0 ]]
