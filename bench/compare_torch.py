@@ -92,15 +92,22 @@ def infer(device, batch):
     return run
 
 
-def conv(device, n, cin, cout, hw, k, backward):
+# The conv rows of ember_bench_ops: (N, C_in, C_out, H=W, k, padding).
+CONV_LAYERS = {"mnist1": (64, 1, 10, 28, 5, 0), "mnist2": (64, 10, 20, 12, 5, 0), "resnet": (32, 64, 64, 56, 3, 1)}
+
+
+def conv(device, layer, backward):
+    n, cin, cout, hw, k, pad = CONV_LAYERS[layer]
     x = torch.randn(n, cin, hw, hw, device=device, requires_grad=backward)
-    w = torch.randn(cout, cin, k, k, device=device, requires_grad=backward)
+    w = (0.1 * torch.randn(cout, cin, k, k, device=device)).requires_grad_(backward)
     b = torch.randn(cout, device=device, requires_grad=backward)
     if not backward:
-        return lambda: F.conv2d(x, w, b, padding=k // 2 if hw == 56 else 0)
-    out = F.conv2d(x, w, b, padding=k // 2 if hw == 56 else 0)
-    g = torch.randn_like(out)
-    return lambda: torch.autograd.grad(F.conv2d(x, w, b, padding=k // 2 if hw == 56 else 0), (x, w, b), g)
+        def fwd():
+            with torch.no_grad():
+                F.conv2d(x, w, b, padding=pad)
+        return fwd
+    g = torch.randn_like(F.conv2d(x, w, b, padding=pad))
+    return lambda: torch.autograd.grad(F.conv2d(x, w, b, padding=pad), (x, w, b), g)
 
 
 def workload(name):
@@ -152,11 +159,9 @@ def workload(name):
         n, c, hw = int(parts[2]), int(parts[3]), int(parts[4])
         x = torch.randn(n, c, hw, hw, device=dev)
         return lambda: F.max_pool2d(x, 2)
-    m = re.match(r"conv2d_(fwd|bwd)_(mnist1|mnist2|resnet)", kind)
+    m = re.match(r"conv2d_(fwd|fwdbwd)_(mnist1|mnist2|resnet)$", kind)
     if m:
-        shapes = {"mnist1": (64, 1, 10, 28, 5), "mnist2": (64, 10, 20, 12, 5), "resnet": (32, 64, 64, 56, 3)}
-        n, cin, cout, hw, k = shapes[m.group(2)]
-        return conv(dev, n, cin, cout, hw, k, m.group(1) == "bwd")
+        return conv(dev, m.group(2), m.group(1) == "fwdbwd")
     return None
 
 
@@ -193,13 +198,25 @@ def main():
             fn = workload(name)
             t_torch = timeit(fn, name.split("/")[1] if "/" in name else "cpu") if fn else None
             results.append({"name": name, "ember_s": seconds, "torch_s": t_torch, "ember_items_per_s": items})
-    print(f"PyTorch {torch.__version__}; CPU threads set per row; CUDA: {torch.cuda.is_available()}")
-    print(f"{'benchmark':48s} {'Ember':>12s} {'PyTorch':>12s} {'Ember/PyTorch':>14s}")
+    print(f"PyTorch {torch.__version__} (CPU threads set per row; CUDA available: {torch.cuda.is_available()})")
+    print(f"{'benchmark':44s} {'Ember':>11s} {'PyTorch':>11s} {'Ember/PyTorch':>14s} {'Ember img/s':>12s} {'PyTorch img/s':>14s}")
     for r in results:
         e, t = r["ember_s"], r["torch_s"]
         ratio = f"{e / t:14.2f}" if t else f"{'-':>14s}"
-        ts = f"{t * 1e3:10.3f}ms" if t else f"{'-':>12s}"
-        print(f"{r['name']:48s} {e * 1e3:10.3f}ms {ts} {ratio}")
+        ts = f"{t * 1e3:9.3f}ms" if t else f"{'-':>11s}"
+        rates = ""
+        parts = r["name"].split("/")
+        if parts[0] in ("train_step", "infer"):
+            batch = int(parts[2])
+            rates = f" {batch / e:12.0f} " + (f"{batch / t:14.0f}" if t else f"{'-':>14s}")
+        print(f"{r['name']:44s} {e * 1e3:9.3f}ms {ts} {ratio}{rates}")
+    # Ember's matmul against the GEMM it is built on, Eigen's, called directly.
+    times = {r["name"]: r["ember_s"] for r in results}
+    for name, t_eigen in times.items():
+        if name.startswith("eigen_gemm/"):
+            ours = times.get(name.replace("eigen_gemm/", "matmul/", 1))
+            if ours:
+                print(f"{name.replace('eigen_gemm/', 'matmul/', 1)} / {name}: {ours / t_eigen:.3f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

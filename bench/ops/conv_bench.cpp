@@ -1,150 +1,86 @@
-// conv2d and max_pool2d on the CPU at the tutorial CNN's shapes (batch 64: conv 1->10 k5 on
-// 28x28, conv 10->20 k5 on 12x12, 2x2 max pools after each), one row per direction, at 1
-// and 2 threads. FLOPs are 2 * N * C_out * H_out * W_out * C_in * kH * kW per direction;
-// compare with PyTorch's at the same thread count (torch.set_num_threads).
+// conv2d and max_pool2d rows of ember_bench_ops, per device present, through the op
+// front-ends (the CPU's im2col + GEMM, cuDNN on CUDA):
+//   conv2d_fwd_<layer>/<device>/threads:<n>     forward only
+//   conv2d_fwdbwd_<layer>/<device>/threads:<n>  forward, then the gradients of input, weight
+//                                               and bias (one autograd backward)
+//   max_pool2d/<device>/<N>/<C>/<H>             2x2 pool, forward
+// Layers: mnist1 (batch 64, 1->10, k5, 28x28), mnist2 (batch 64, 10->20, k5, 12x12), the
+// tutorial CNN's two convolutions, and resnet (batch 32, 64->64, k3, pad 1, 56x56).
+// FLOPs are 2 * N * C_out * H_out * W_out * C_in * kH * kW per direction, three directions
+// for fwdbwd.
 #include <benchmark/benchmark.h>
 
-#include <vector>
-
-#include "ember/ember.h"
-#include "ember/kernels/cpu/cpu_backend.h"
+#include "bench/common/bench_devices.h"
 
 namespace {
-
 using namespace ember;
+using bench::report_rate;
+using bench::timed_loop;
 
-struct Layer {
-  int64_t C, Co, H, k;
+struct ConvLayer {
+  const char* name;
+  int64_t N, C, Co, H, k, pad;
+  int64_t out_hw() const { return H + 2 * pad - k + 1; }
+  double flops() const { return 2.0 * N * Co * out_hw() * out_hw() * C * k * k; }
 };
-constexpr int64_t kBatch = 64;
-constexpr Layer kLayers[] = {{1, 10, 28, 5}, {10, 20, 12, 5}};
+constexpr ConvLayer kConvLayers[] = {
+    {"mnist1", 64, 1, 10, 28, 5, 0}, {"mnist2", 64, 10, 20, 12, 5, 0}, {"resnet", 32, 64, 64, 56, 3, 1}};
 
-struct ConvCase {
-  Tensor x, w, b, out, grad_out, grad_x, grad_w, grad_b;
-  Conv2dParams p;
-  double flops;
-  explicit ConvCase(const Layer& l) {
+struct ConvInputs {
+  Tensor x, w, b, grad_out;
+  ConvInputs(const ConvLayer& l, Device d, bool grads) {
     manual_seed(0);
-    const int64_t Ho = l.H - l.k + 1;
-    x = randn({kBatch, l.C, l.H, l.H});
-    w = randn({l.Co, l.C, l.k, l.k});
-    b = randn({l.Co});
-    out = empty({kBatch, l.Co, Ho, Ho});
-    grad_out = randn(out.shape());
-    grad_x = empty(x.shape());
-    grad_w = empty(w.shape());
-    grad_b = empty(b.shape());
-    flops = 2.0 * kBatch * l.Co * Ho * Ho * l.C * l.k * l.k;
+    x = randn({l.N, l.C, l.H, l.H}, d).requires_grad_(grads);
+    w = (randn({l.Co, l.C, l.k, l.k}, d) * 0.1).requires_grad_(grads);
+    b = randn({l.Co}, d).requires_grad_(grads);
+    grad_out = randn({l.N, l.Co, l.out_hw(), l.out_hw()}, d);
   }
 };
 
-// Runs body at `threads` threads, reporting GFLOP/s for `flops` per iteration (when > 0).
-template <class Body>
-void run(benchmark::State& state, int64_t threads, double flops, const Body& body) {
-  set_num_threads(static_cast<int>(threads));
-  body();  // warm the per-thread buffers
-  for (auto _ : state) body();
-  if (flops > 0)
-    state.counters["GFLOP/s"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  set_num_threads(1);
-}
-
-void BM_Conv2dForward(benchmark::State& state) {
-  ConvCase c(kLayers[state.range(0)]);
-  run(state, state.range(1), c.flops, [&] { cpu_backend().conv2d(c.out, c.x, c.w, c.b, c.p); });
-}
-
-void BM_Conv2dBackwardInput(benchmark::State& state) {
-  ConvCase c(kLayers[state.range(0)]);
-  run(state, state.range(1), c.flops, [&] { cpu_backend().conv2d_backward_input(c.grad_x, c.grad_out, c.w, c.p); });
-}
-
-void BM_Conv2dBackwardWeight(benchmark::State& state) {
-  ConvCase c(kLayers[state.range(0)]);
-  run(state, state.range(1), c.flops,
-      [&] { cpu_backend().conv2d_backward_weight(c.grad_w, c.grad_b, c.grad_out, c.x, c.p); });
-}
-
-// Forward and backward through autograd, as a training step runs them (the first layer's
-// input needs no gradient).
-void BM_Conv2dTrainStep(benchmark::State& state) {
-  const Layer& l = kLayers[state.range(0)];
-  ConvCase c(l);
-  Tensor x = state.range(0) == 0 ? c.x : c.x.clone().requires_grad_(true);
-  Tensor w = c.w.clone().requires_grad_(true), b = c.b.clone().requires_grad_(true);
-  const double passes = state.range(0) == 0 ? 2 : 3;
-  run(state, state.range(1), passes * c.flops, [&] { conv2d(x, w, b).backward(c.grad_out); });
-}
-
-struct PoolCase {
-  Tensor x, out, indices, grad_out, grad_x;
-  Pool2dParams p;
-  explicit PoolCase(const Layer& l) {
-    manual_seed(0);
-    const int64_t H = l.H - l.k + 1;
-    x = randn({kBatch, l.Co, H, H});
-    out = empty({kBatch, l.Co, H / 2, H / 2});
-    indices = empty(out.shape(), kInt64);
-    grad_out = randn(out.shape());
-    grad_x = empty(x.shape());
-    p.kernel_h = p.kernel_w = p.stride_h = p.stride_w = 2;
-  }
-};
-
-void BM_MaxPool2dForward(benchmark::State& state) {
-  PoolCase c(kLayers[state.range(0)]);
-  run(state, state.range(1), 0, [&] { cpu_backend().max_pool2d(c.out, c.indices, c.x, c.p); });
-}
-
-void BM_MaxPool2dBackward(benchmark::State& state) {
-  PoolCase c(kLayers[state.range(0)]);
-  cpu_backend().max_pool2d(c.out, c.indices, c.x, c.p);
-  run(state, state.range(1), 0, [&] {
-    cpu_backend().max_pool2d_backward(c.grad_x, c.grad_out, c.x, c.out, c.indices, c.p);
+void BM_Conv2dForward(benchmark::State& state, const ConvLayer& l, Device d, int threads) {
+  ConvInputs in(l, d, false);
+  NoGradGuard no_grad;
+  const double s = timed_loop(state, d, threads, [&] {
+    benchmark::DoNotOptimize(conv2d(in.x, in.w, in.b, /*stride=*/1, /*padding=*/l.pad));
   });
+  report_rate(state, "FLOP/s", l.flops(), s);
 }
 
-// A whole training step of the tutorial CNN written with core ops (conv 1->10 k5, max pool 2,
-// relu, conv 10->20 k5, max pool 2, relu, linear 320->10, cross entropy, backward, SGD), to
-// compare with the same step in PyTorch (about 7 ms at 1 thread on our machines).
-void BM_TutorialCnnStep(benchmark::State& state) {
+void BM_Conv2dForwardBackward(benchmark::State& state, const ConvLayer& l, Device d, int threads) {
+  ConvInputs in(l, d, true);
+  const double s = timed_loop(state, d, threads, [&] {
+    for (Tensor* t : {&in.x, &in.w, &in.b}) t->set_grad(Tensor());
+    conv2d(in.x, in.w, in.b, /*stride=*/1, /*padding=*/l.pad).backward(in.grad_out);
+  });
+  report_rate(state, "FLOP/s", 3 * l.flops(), s);
+}
+
+// The tutorial CNN's pools: after conv1 (64x10x24x24) and after conv2 (64x20x8x8).
+void BM_MaxPool2d(benchmark::State& state, Device d, int64_t n, int64_t c, int64_t hw) {
   manual_seed(0);
-  auto param = [](const Shape& shape, double scale) { return (randn(shape) * scale).requires_grad_(true); };
-  std::vector<Tensor> params = {param({10, 1, 5, 5}, 0.2), param({10}, 0.1), param({20, 10, 5, 5}, 0.06),
-                                param({20}, 0.1), param({10, 320}, 0.05), param({10}, 0.1)};
-  const Tensor x = randn({kBatch, 1, 28, 28});
-  const Tensor target = randint(0, 10, {kBatch});
-  run(state, state.range(0), 0, [&] {
-    Tensor h = relu(max_pool2d(conv2d(x, params[0], params[1]), 2));
-    h = relu(max_pool2d(conv2d(h, params[2], params[3]), 2));
-    Tensor loss = cross_entropy(linear(h.flatten(1), params[4], params[5]), target);
-    loss.backward();
-    NoGradGuard no_grad;
-    for (Tensor& p : params) {
-      p.add_(p.grad(), -0.01);
-      p.set_grad(Tensor());
+  Tensor x = randn({n, c, hw, hw}, d);
+  NoGradGuard no_grad;
+  const double s = timed_loop(state, d, 1, [&] { benchmark::DoNotOptimize(max_pool2d(x, 2)); });
+  report_rate(state, "bytes_per_second", 4.0 * n * c * hw * hw * 5 / 4, s);
+}
+
+const bool registered = [] {
+  for (Device d : bench::devices()) {
+    for (const ConvLayer& l : kConvLayers)
+      for (int threads : bench::thread_counts(d)) {
+        const std::string suffix = std::string(l.name) + "/" + d.str() + bench::threads_suffix(threads);
+        benchmark::RegisterBenchmark(("conv2d_fwd_" + suffix).c_str(), BM_Conv2dForward, l, d, threads)
+            ->Unit(benchmark::kMicrosecond);
+        benchmark::RegisterBenchmark(("conv2d_fwdbwd_" + suffix).c_str(), BM_Conv2dForwardBackward, l, d, threads)
+            ->Unit(benchmark::kMicrosecond);
+      }
+    for (const auto& [n, c, hw] : {std::tuple<int64_t, int64_t, int64_t>{64, 10, 24}, {64, 20, 8}}) {
+      const std::string name = "max_pool2d/" + d.str() + "/" + std::to_string(n) + "/" + std::to_string(c) + "/" +
+                               std::to_string(hw);
+      benchmark::RegisterBenchmark(name.c_str(), BM_MaxPool2d, d, n, c, hw)->Unit(benchmark::kMicrosecond);
     }
-  });
-  state.counters["images/s"] = benchmark::Counter(kBatch, benchmark::Counter::kIsIterationInvariantRate);
-}
-
-void layers_and_threads(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"layer", "threads"})->UseRealTime()->Unit(benchmark::kMicrosecond);
-  for (int64_t threads : {1, 2})
-    for (int64_t layer : {0, 1}) b->Args({layer, threads});
-}
-
-BENCHMARK(BM_Conv2dForward)->Apply(layers_and_threads);
-BENCHMARK(BM_Conv2dBackwardInput)->Apply(layers_and_threads);
-BENCHMARK(BM_Conv2dBackwardWeight)->Apply(layers_and_threads);
-BENCHMARK(BM_Conv2dTrainStep)->Apply(layers_and_threads);
-BENCHMARK(BM_MaxPool2dForward)->Apply(layers_and_threads);
-BENCHMARK(BM_MaxPool2dBackward)->Apply(layers_and_threads);
-BENCHMARK(BM_TutorialCnnStep)
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(2)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
 
 }  // namespace

@@ -4,36 +4,13 @@
 // items_per_second is images per second.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
-
-#include "ember/ember.h"
+#include "bench/common/bench_devices.h"
 #include "mnist/tutorial_net.h"
 
 namespace {
 using namespace ember;
 
-void finish(Device d, const Tensor& t) {
-  if (d.is_cuda()) t.item<float>();  // waits for the device's queued work
-}
-
-// Images per second from wall time: Google Benchmark's own rate uses the main thread's CPU
-// time, which leaves out the other compute threads, and its real-time switch would rename
-// the row.
-class WallRate {
- public:
-  WallRate() : start_(std::chrono::steady_clock::now()) {}
-  void report(benchmark::State& state, int64_t items_per_iteration) const {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    state.counters["items_per_second"] =
-        static_cast<double>(state.iterations() * items_per_iteration) / s;
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_;
-};
-
 void BM_TrainStep(benchmark::State& state, Device device, int64_t batch, int threads) {
-  set_num_threads(threads);
   manual_seed(0);
   auto model = std::make_shared<examples::TutorialNet>();
   model->to(device);
@@ -43,41 +20,30 @@ void BM_TrainStep(benchmark::State& state, Device device, int64_t batch, int thr
   nn::SGD optimizer(model->parameters(), o);
   Tensor x = randn({batch, 1, 28, 28}).to(device);
   Tensor y = randint(0, 10, {batch}).to(device);
-  Tensor loss;
-  WallRate rate;
-  for (auto _ : state) {
+  const double s = bench::timed_loop(state, device, threads, [&] {
     optimizer.zero_grad();
-    loss = cross_entropy(model->forward(x), y);
-    loss.backward();
+    cross_entropy(model->forward(x), y).backward();
     optimizer.step();
-  }
-  finish(device, loss);
-  rate.report(state, batch);
+  });
+  bench::report_rate(state, "items_per_second", static_cast<double>(batch), s);
 }
 
 void BM_Infer(benchmark::State& state, Device device, int64_t batch, int threads) {
-  set_num_threads(threads);
   manual_seed(0);
   auto model = std::make_shared<examples::TutorialNet>();
   model->to(device);
   model->eval();
   Tensor x = randn({batch, 1, 28, 28}).to(device);
-  Tensor out;
   NoGradGuard no_grad;
-  WallRate rate;
-  for (auto _ : state) out = model->forward(x);
-  finish(device, out);
-  rate.report(state, batch);
+  const double s = bench::timed_loop(state, device, threads, [&] { benchmark::DoNotOptimize(model->forward(x)); });
+  bench::report_rate(state, "items_per_second", static_cast<double>(batch), s);
 }
 
 const bool registered = [] {
-  std::vector<Device> devices{Device::cpu()};
-  if (cuda::is_available()) devices.push_back(Device::cuda(0));
-  for (Device d : devices) {
+  for (Device d : bench::devices()) {
     for (int64_t batch : {64, 256}) {
-      // Threads only matter on the CPU; a GPU row is run once, at one host thread.
-      for (int threads : d.is_cpu() ? std::vector<int>{1, 2} : std::vector<int>{1}) {
-        const std::string suffix = d.str() + "/" + std::to_string(batch) + "/threads:" + std::to_string(threads);
+      for (int threads : bench::thread_counts(d)) {
+        const std::string suffix = d.str() + "/" + std::to_string(batch) + bench::threads_suffix(threads);
         benchmark::RegisterBenchmark(("train_step/" + suffix).c_str(), BM_TrainStep, d, batch, threads)
             ->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("infer/" + suffix).c_str(), BM_Infer, d, batch, threads)
