@@ -2,7 +2,7 @@
 """Runs Ember's benchmark binaries and the same workloads in PyTorch, in one run on one
 machine, and prints one table of times and Ember/PyTorch ratios.
 
-    python3 bench/compare_torch.py [--build build] [--filter REGEX] [--json out.json]
+    python3 bench/compare_torch.py [--build build] [--filter REGEX] [--repetitions 3] [--json out.json]
 
 It installs nothing: PyTorch must be importable (Debian's python3-torch under
 /usr/bin/python3, or a virtual environment with torch from PyPI). Rows are matched by name:
@@ -165,18 +165,37 @@ def workload(name):
     return None
 
 
-def run_ember(binary, flt):
+def run_ember(binary, flt, repetitions):
+    """(name, seconds per iteration, items/s) per row; with repetitions > 1 the rows are
+    repeated in random interleaved order and the median is kept, because on a small shared
+    machine one row's timing can drift by tens of percent from one second to the next."""
     cmd = [binary, "--benchmark_format=json"]
     if flt:
         cmd.append("--benchmark_filter=" + flt)
+    if repetitions > 1:
+        cmd += [f"--benchmark_repetitions={repetitions}", "--benchmark_enable_random_interleaving=true",
+                "--benchmark_report_aggregates_only=true"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    rows = []
+    if not out.strip():  # the filter matched no row of this binary
+        return []
+    rows = {}
     for b in json.loads(out)["benchmarks"]:
-        if b.get("run_type") == "aggregate":
+        if repetitions > 1 and b.get("aggregate_name") != "median":
             continue
         scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
-        rows.append((b["name"], b["real_time"] * scale, b.get("items_per_second")))
-    return rows
+        rows[b["run_name"]] = (b["run_name"], b["real_time"] * scale, b.get("ratio"))
+    # Interleaving shuffles the rows; print them in the binary's own order.
+    listed = subprocess.run(cmd[:1] + [c for c in cmd[1:] if c.startswith("--benchmark_filter")] +
+                            ["--benchmark_list_tests"], check=True, capture_output=True, text=True).stdout.split()
+    return [rows[name] for name in listed if name in rows]
+
+
+def fmt_time(seconds):
+    """A time with a unit that keeps three significant figures visible."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:8.3f} {unit:2s}"
+    return f"{seconds / 1e-9:8.1f} ns"
 
 
 def main():
@@ -184,39 +203,40 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--filter", default="")
     ap.add_argument("--json", default="")
+    ap.add_argument("--repetitions", type=int, default=3, help="runs of each Ember row; the median is kept")
     args = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    results = []
+    results, paired = [], []
     for exe in ("ember_bench_ops", "ember_bench_train"):
         path = os.path.join(args.build, "bench", exe)
         if not os.path.exists(path):
             print(f"(skipping {exe}: not built at {path})")
             continue
-        for name, seconds, items in run_ember(path, args.filter):
+        for name, seconds, paired_ratio in run_ember(path, args.filter, args.repetitions):
+            if paired_ratio is not None:
+                paired.append((name, paired_ratio))
+                continue
             fn = workload(name)
             t_torch = timeit(fn, name.split("/")[1] if "/" in name else "cpu") if fn else None
-            results.append({"name": name, "ember_s": seconds, "torch_s": t_torch, "ember_items_per_s": items})
+            results.append({"name": name, "ember_s": seconds, "torch_s": t_torch})
     print(f"PyTorch {torch.__version__} (CPU threads set per row; CUDA available: {torch.cuda.is_available()})")
     print(f"{'benchmark':44s} {'Ember':>11s} {'PyTorch':>11s} {'Ember/PyTorch':>14s} {'Ember img/s':>12s} {'PyTorch img/s':>14s}")
     for r in results:
         e, t = r["ember_s"], r["torch_s"]
         ratio = f"{e / t:14.2f}" if t else f"{'-':>14s}"
-        ts = f"{t * 1e3:9.3f}ms" if t else f"{'-':>11s}"
+        ts = fmt_time(t) if t else f"{'-':>11s}"
         rates = ""
         parts = r["name"].split("/")
         if parts[0] in ("train_step", "infer"):
             batch = int(parts[2])
             rates = f" {batch / e:12.0f} " + (f"{batch / t:14.0f}" if t else f"{'-':>14s}")
-        print(f"{r['name']:44s} {e * 1e3:9.3f}ms {ts} {ratio}{rates}")
-    # Ember's matmul against the GEMM it is built on, Eigen's, called directly.
-    times = {r["name"]: r["ember_s"] for r in results}
-    for name, t_eigen in times.items():
-        if name.startswith("eigen_gemm/"):
-            ours = times.get(name.replace("eigen_gemm/", "matmul/", 1))
-            if ours:
-                print(f"{name.replace('eigen_gemm/', 'matmul/', 1)} / {name}: {ours / t_eigen:.3f}")
+        print(f"{r['name']:44s} {fmt_time(e)} {ts} {ratio}{rates}")
+    # Ember's matmul against the GEMM it is built on, Eigen's, called directly on the same
+    # operands, the two calls alternated in one loop (median of the per-pair ratios).
+    for name, ratio in paired:
+        print(f"{name}: Ember matmul / Eigen GEMM = {ratio:.3f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

@@ -244,6 +244,11 @@ void save_file(const StateDict& state, const std::string& path, const Metadata& 
   std::string tmp = path + ".tmp-XXXXXX";
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) io_fail("save_file: cannot create a temporary file next to", path);
+  // mkstemp creates the file 0600; a checkpoint gets the mode any new file would (0666 less
+  // the umask), as it would without the temporary file.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  (void)::fchmod(fd, static_cast<mode_t>(0666) & ~mask);
   auto abandon = [&](const char* what) {
     const int saved = errno;
     ::close(fd);

@@ -2,6 +2,7 @@
 // rules, every kind of malformed input, fuzzed bytes, and atomic saves.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <csignal>
 #include <cstring>
@@ -105,6 +106,17 @@ TEST(Safetensors, FileRoundTripIsBitExact) {
     EXPECT_EQ(raw(t), raw(v)) << k;
   }
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"a.safetensors"});  // no temporary left
+}
+
+// The temporary file behind the atomic save is private (0600); the checkpoint is not.
+TEST(Safetensors, SavedFileGetsTheUsualModeUnderTheUmask) {
+  TempDir dir;
+  const mode_t old_mask = ::umask(022);
+  nn::save_file(mixed_dict(), dir.file("m.safetensors"));
+  ::umask(old_mask);
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.file("m.safetensors").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
 }
 
 TEST(Safetensors, LayoutFollowsTheFormat) {
