@@ -56,7 +56,10 @@ endif()
 # binary starts on a machine without a driver.
 function(ember_configure_cuda_target target)
   target_compile_definitions(${target} PUBLIC EMBER_WITH_CUDA=1)
-  target_link_libraries(${target} PRIVATE CUDA::cudart_static CUDA::cublas Ember::cudnn)
+  # cuBLAS is not linked but opened on first use (kernels/cuda/cublas_loader.h says why);
+  # the toolkit's library folder is where it is looked for when the loader's path lacks it.
+  target_link_libraries(${target} PRIVATE CUDA::cudart_static Ember::cudnn ${CMAKE_DL_LIBS})
+  target_compile_definitions(${target} PRIVATE EMBER_CUDA_LIBRARY_DIR="${CUDAToolkit_LIBRARY_DIR}")
   target_include_directories(${target} SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS} ${CUDNN_INCLUDE_DIR})
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-fvisibility=hidden>)

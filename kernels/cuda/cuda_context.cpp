@@ -71,14 +71,14 @@ cublasHandle_t cublas(int device) {
   std::call_once(ctx.cublas_once, [&] {
     CudaDeviceGuard guard(device);
     cublasHandle_t h = nullptr;
-    EMBER_CUBLAS_CHECK(cublasCreate(&h));
+    EMBER_CUBLAS_CHECK(EMBER_CUBLAS(cublasCreate)(&h));
     // cublasSetStream resets the workspace to cuBLAS's own pool, so the workspace is set
     // after it.
-    EMBER_CUBLAS_CHECK(cublasSetStream(h, ctx.stream));
+    EMBER_CUBLAS_CHECK(EMBER_CUBLAS(cublasSetStream)(h, ctx.stream));
     DeviceBuffer ws(device, kCublasWorkspace);
-    EMBER_CUBLAS_CHECK(cublasSetWorkspace(h, ws.get(), ws.size()));
+    EMBER_CUBLAS_CHECK(EMBER_CUBLAS(cublasSetWorkspace)(h, ws.get(), ws.size()));
     // Full FP32 unless a call asks for TF32 through its compute type.
-    EMBER_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    EMBER_CUBLAS_CHECK(EMBER_CUBLAS(cublasSetMathMode)(h, CUBLAS_DEFAULT_MATH));
     ctx.cublas_workspace = std::move(ws);
     ctx.cublas = h;
   });
@@ -135,17 +135,23 @@ std::string versions() {
   cudaRuntimeGetVersion(&runtime);
   if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
   cudaGetLastError();
-  cublasGetProperty(MAJOR_VERSION, &blas_major);
-  cublasGetProperty(MINOR_VERSION, &blas_minor);
-  cublasGetProperty(PATCH_LEVEL, &blas_patch);
+  std::string blas;
+  try {
+    EMBER_CUBLAS(cublasGetProperty)(MAJOR_VERSION, &blas_major);
+    EMBER_CUBLAS(cublasGetProperty)(MINOR_VERSION, &blas_minor);
+    EMBER_CUBLAS(cublasGetProperty)(PATCH_LEVEL, &blas_patch);
+    blas = detail::concat(blas_major, ".", blas_minor, ".", blas_patch);
+  } catch (const CudaError& e) {
+    blas = e.what();
+  }
   const size_t dnn = cudnnGetVersion();
   return detail::concat("CUDA runtime ", runtime / 1000, ".", runtime % 1000 / 10, ", driver ", driver / 1000, ".",
-                        driver % 1000 / 10, ", cuBLAS ", blas_major, ".", blas_minor, ".", blas_patch, ", cuDNN ",
+                        driver % 1000 / 10, ", cuBLAS ", blas, ", cuDNN ",
                         dnn / 10000, ".", dnn % 10000 / 100, ".", dnn % 100);
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-  raise<CudaError>(call, " failed: ", cublasGetStatusString(status), " (", file, ":", line, ")");
+  raise<CudaError>(call, " failed: ", EMBER_CUBLAS(cublasGetStatusString)(status), " (", file, ":", line, ")");
 }
 
 void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {

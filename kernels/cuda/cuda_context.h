@@ -3,6 +3,8 @@
 // cuDNN handles (made on first use, bound to that stream), the index-error flag kernels
 // raise, and checked-call macros for the three libraries. Host code only (.cpp and .cu).
 #include <cublas_v2.h>
+
+#include "ember/kernels/cuda/cublas_loader.h"
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 

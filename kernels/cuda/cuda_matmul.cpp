@@ -66,7 +66,11 @@ void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_
   const void* alpha = is_float ? static_cast<const void*>(&alpha_f) : &alpha_d;
   const void* beta = is_float ? static_cast<const void*>(&beta_f) : &beta_d;
 
-  EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+  using GemmStridedBatchedEx = cublasStatus_t (*)(
+      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*, cudaDataType,
+      int, long long, const void*, cudaDataType, int, long long, const void*, void*, cudaDataType, int, long long,
+      int, cublasComputeType_t, cublasGemmAlgo_t);
+  EMBER_CUBLAS_CHECK(EMBER_CUBLAS_AS(cublasGemmStridedBatchedEx, GemmStridedBatchedEx)(
       cuda_detail::cublas(dev), op_of(p.trans_first), op_of(p.trans_second), to_blas_int(p.m),
       to_blas_int(p.n), to_blas_int(p.k), alpha, b.raw_data(), type, to_blas_int(p.ld_first), stride_b,
       a.raw_data(), type, to_blas_int(p.ld_second), stride_a, beta, out.raw_data(), type,
