@@ -10,12 +10,14 @@
 
 namespace {
 
+#if defined(EMBER_WITH_CUDA) && defined(__linux__)
 bool cublas_mapped() {
   std::ifstream maps("/proc/self/maps");
   for (std::string line; std::getline(maps, line);)
     if (line.find("libcublas") != std::string::npos) return true;
   return false;
 }
+#endif
 
 TEST(CublasLazy, CpuWorkNeverMapsCublas) {
 #if !defined(EMBER_WITH_CUDA) || !defined(__linux__)
