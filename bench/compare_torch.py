@@ -166,7 +166,8 @@ def workload(name):
 
 
 def run_ember(binary, flt, repetitions):
-    """(name, seconds per iteration, items/s) per row; with repetitions > 1 the rows are
+    """(name, seconds per iteration, paired ratio or None) per row, in the binary's own
+    order; with repetitions > 1 the rows are
     repeated in random interleaved order and the median is kept, because on a small shared
     machine one row's timing can drift by tens of percent from one second to the next."""
     cmd = [binary, "--benchmark_format=json"]
@@ -178,16 +179,12 @@ def run_ember(binary, flt, repetitions):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     if not out.strip():  # the filter matched no row of this binary
         return []
-    rows = {}
-    for b in json.loads(out)["benchmarks"]:
-        if repetitions > 1 and b.get("aggregate_name") != "median":
-            continue
-        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
-        rows[b["run_name"]] = (b["run_name"], b["real_time"] * scale, b.get("ratio"))
-    # Interleaving shuffles the rows; print them in the binary's own order.
-    listed = subprocess.run(cmd[:1] + [c for c in cmd[1:] if c.startswith("--benchmark_filter")] +
-                            ["--benchmark_list_tests"], check=True, capture_output=True, text=True).stdout.split()
-    return [rows[name] for name in listed if name in rows]
+    rows = [b for b in json.loads(out)["benchmarks"]
+            if repetitions == 1 or b.get("aggregate_name") == "median"]
+    # Interleaving shuffles the rows; the registration indices restore the binary's order.
+    rows.sort(key=lambda b: (b["family_index"], b["per_family_instance_index"]))
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    return [(b["run_name"], b["real_time"] * scale[b.get("time_unit", "ns")], b.get("ratio")) for b in rows]
 
 
 def fmt_time(seconds):
