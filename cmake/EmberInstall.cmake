@@ -23,12 +23,12 @@ write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/EmberConfigVersion
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/EmberConfig.cmake"
   "${CMAKE_CURRENT_BINARY_DIR}/EmberConfigVersion.cmake" DESTINATION ${_cmake_dir})
 
+# A shared libember carries its own dependencies; a static one hands them to the final link.
 set(EMBER_PC_LIBS "-lember")
-set(EMBER_PC_REQUIRES "eigen3 zlib")
 set(EMBER_PC_CFLAGS "")
 if(NOT BUILD_SHARED_LIBS)
   set(EMBER_PC_CFLAGS "-DEMBER_STATIC")
-  set(EMBER_PC_LIBS "-lember -fopenmp -lpthread")
+  set(EMBER_PC_LIBS "-lember -lz -fopenmp -lpthread")
   if(EMBER_WITH_CUDA)
     string(APPEND EMBER_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcudnn -ldl -lrt")
   endif()
