@@ -16,7 +16,7 @@ int main() {
   std::printf("// uint32, float64 and int64 as uint64).\n");
   for (const golden::RandomCase& c : golden::random_cases()) {
     manual_seed(golden::kGoldenSeed);
-    const Tensor t = c.draw().contiguous();
+    const Tensor t = c.draw(Device::cpu()).contiguous();
     std::printf("{\"%s\", {", c.name.c_str());
     for (int64_t i = 0; i < t.numel(); ++i) {
       uint64_t bits = 0;
