@@ -12,6 +12,7 @@
 #include "ember/core/ops/conv.h"
 #include "ember/core/ops/dropout.h"
 #include "ember/core/ops/elementwise.h"
+#include "ember/core/ops/embedding.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/linalg.h"

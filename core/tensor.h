@@ -19,6 +19,15 @@ namespace ember {
 class Node;
 class TensorImpl;
 
+/// What registered a tensor (an nn::Module) and can say, when that tensor turns up on the
+/// wrong device, how to fix it. Core asks it only while building a device-mismatch message.
+class EMBER_API TensorOwner {
+ public:
+  virtual ~TensorOwner();
+  /// The advice appended to a device-mismatch message about the tensor named tensor_name.
+  virtual std::string device_hint(const std::string& tensor_name) const = 0;
+};
+
 class EMBER_API Tensor {
  public:
   Tensor() = default;
@@ -146,6 +155,7 @@ class EMBER_API TensorImpl {
   std::shared_ptr<Node> grad_fn;          // null for leaves
   std::weak_ptr<Node> grad_accumulator;   // leaves: the node that sums into grad
   std::string name;                       // set by Module registration
+  std::weak_ptr<const TensorOwner> owner; // the registering module, for device hints
 
   Device device() const { return storage->device(); }
   int64_t numel() const { return numel_of(shape); }

@@ -6,6 +6,7 @@
 #include "ember/nn/container.h"
 #include "ember/nn/conv.h"
 #include "ember/nn/dropout.h"
+#include "ember/nn/embedding.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/linear.h"
