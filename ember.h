@@ -9,6 +9,7 @@
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
+#include "ember/core/ops/blob.h"
 #include "ember/core/ops/conv.h"
 #include "ember/core/ops/dropout.h"
 #include "ember/core/ops/elementwise.h"
