@@ -16,6 +16,9 @@ endforeach()
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Ember)
 install(EXPORT EmberTargets NAMESPACE Ember:: DESTINATION ${_cmake_dir})
+# The build tree is a package too: find_package(Ember) with -DEmber_DIR=<build folder> uses
+# it without installing (headers from the source tree, the library from the build).
+export(EXPORT EmberTargets NAMESPACE Ember:: FILE "${CMAKE_CURRENT_BINARY_DIR}/EmberTargets.cmake")
 configure_package_config_file(cmake/EmberConfig.cmake.in
   "${CMAKE_CURRENT_BINARY_DIR}/EmberConfig.cmake" INSTALL_DESTINATION ${_cmake_dir})
 write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/EmberConfigVersion.cmake"
