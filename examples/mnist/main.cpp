@@ -14,6 +14,7 @@
 
 #include "ember/ember.h"
 #include "flags.h"
+#include "svg_plot.h"
 #include "tutorial_net.h"
 
 namespace {
@@ -106,6 +107,9 @@ int run(const MnistFlags& f) {
   nn::SGD optimizer(model->parameters(), sgd);
   nn::CrossEntropyLoss criterion;
   Metrics metrics(f.metrics);
+  examples::Points loss_curve, accuracy_curve;
+  // Written now (empty) so an unwritable path fails before training, then after each epoch.
+  if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
   ProgressBar bar(isatty(STDOUT_FILENO));
 
   std::printf("Training the tutorial CNN on %s: %zu train / %zu test images from %s, %d thread%s\n",
@@ -133,6 +137,8 @@ int run(const MnistFlags& f) {
         bar.clear();
         std::printf("[%d, %5zu] loss: %.3f\n", epoch, batch_index, mean_loss);
         metrics.loss(epoch, batch_index, mean_loss);
+        loss_curve.emplace_back(epoch - 1 + static_cast<double>(batch_index) / static_cast<double>(train_loader.size()),
+                                mean_loss);
         running = Tensor();
         in_interval = 0;
       }
@@ -156,6 +162,8 @@ int run(const MnistFlags& f) {
     std::printf("Epoch %d: %.2f s, %.0f images/s\n", epoch, seconds,
                 static_cast<double>(train_set->size()) / seconds);
     metrics.accuracy(epoch, accuracy);
+    accuracy_curve.emplace_back(epoch, accuracy);
+    if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
   }
   if (!f.save.empty()) {
     nn::save(*model, f.save);
