@@ -9,7 +9,7 @@ install(TARGETS ember EXPORT EmberTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ember.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember)
-foreach(_dir core core/ops core/autograd nn data)
+foreach(_dir core core/ops core/autograd nn nn/models data)
   file(GLOB _headers CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${_dir}/*.h")
   install(FILES ${_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/${_dir})
 endforeach()

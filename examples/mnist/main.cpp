@@ -15,7 +15,6 @@
 #include "ember/ember.h"
 #include "flags.h"
 #include "svg_plot.h"
-#include "tutorial_net.h"
 
 namespace {
 using namespace ember;
@@ -99,7 +98,7 @@ int run(const MnistFlags& f) {
   test_opts.device = device;
   data::DataLoader test_loader(test_set, test_opts);
 
-  auto model = std::make_shared<examples::TutorialNet>();
+  auto model = std::make_shared<nn::models::TutorialNet>();
   model->to(device);
   nn::SGDOptions sgd;
   sgd.lr = f.lr;
