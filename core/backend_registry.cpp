@@ -52,6 +52,8 @@ Backend& checked_backend_for(Device device) {
   return b;
 }
 
+void check_device_usable(Device device) { checked_backend_for(device); }
+
 namespace cuda {
 bool is_compiled() {
 #ifdef EMBER_WITH_CUDA

@@ -37,5 +37,8 @@ struct EMBER_API Device {
 };
 
 EMBER_API std::ostream& operator<<(std::ostream& os, const Device& d);
+/// Throws what allocating on device would: NotCompiledError for a device type this build
+/// lacks, DeviceError for an index out of range.
+EMBER_API void check_device_usable(Device device);
 
 }  // namespace ember

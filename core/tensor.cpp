@@ -38,6 +38,9 @@ Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset) {
 }
 }  // namespace detail
 
+void Tensor::set_name(std::string name) const { impl_->name = std::move(name); }
+void Tensor::set_owner(std::weak_ptr<const TensorOwner> owner) const { impl_->owner = std::move(owner); }
+
 namespace {
 void require_defined(const Tensor& t, const char* what) {
   if (!t.defined()) raise<ValueError>(what, ": the tensor is undefined");

@@ -49,6 +49,12 @@ class EMBER_API Tensor {
   bool is_contiguous() const;
   /// The name a Module gave this tensor ("conv1.weight"), or "".
   const std::string& name() const;
+  /// Names the tensor as a registered parameter or buffer (shared by every handle).
+  void set_name(std::string name) const;
+  /// Sets the module that registered the tensor, which may explain device mismatches about it.
+  void set_owner(std::weak_ptr<const TensorOwner> owner) const;
+  /// An identity for sets and maps: equal for every handle of one tensor.
+  const void* identity() const { return impl_.get(); }
   /// The storage's version counter (bumped by in-place ops on any view).
   uint64_t version() const;
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }

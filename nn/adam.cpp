@@ -1,8 +1,8 @@
 #include <cmath>
 
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/factory.h"
+#include "ember/core/ops/optim.h"
 #include "ember/nn/optim.h"
 
 namespace ember::nn {
@@ -65,7 +65,7 @@ void Adam::update(const ParamGroup& group, std::vector<Slot>& slots) {
     }
     AdamParams call = p;
     call.step = key.second;
-    backend_for(params[0].device()).adam_step(params, grads, m, v, call);
+    adam_step_(params, grads, m, v, call);
   }
   for (Slot& s : slots) s.state->step += 1;
 }

@@ -9,22 +9,11 @@
 #include <unordered_set>
 
 #include "ember/core/autograd/grad_mode.h"
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/transfer.h"
 
 namespace ember::nn {
 namespace {
-
-// Points every handle of dst at src's values: the move is in place, so optimizers and other
-// holders of dst follow, and its name and autograd identity stay.
-void replace_contents(const Tensor& dst, const Tensor& src) {
-  TensorImpl* d = dst.impl();
-  d->storage = src.impl()->storage;
-  d->strides = src.strides();
-  d->offset = src.offset();
-  d->dtype = src.dtype();
-}
 
 // Indents every line but the first by two spaces (PyTorch's _addindent).
 std::string add_indent(const std::string& s) {
@@ -161,8 +150,8 @@ Tensor Module::register_parameter(const std::string& name, Tensor t, bool requir
                       "\" must be a leaf tensor (one not computed by a recorded op; use detach())");
   t.requires_grad_(requires_grad);
   if (t.name().empty()) {  // a shared tensor keeps its first name and owner
-    t.impl()->name = name;
-    t.impl()->owner = record_;
+    t.set_name(name);
+    t.set_owner(record_);
   }
   params_.emplace_back(name, t);
   return t;
@@ -172,8 +161,8 @@ Tensor Module::register_buffer(const std::string& name, Tensor t) {
   check_new_name("register_buffer", name);
   if (!t.defined()) raise<ValueError>("register_buffer: \"", name, "\" is an undefined tensor");
   if (t.name().empty()) {
-    t.impl()->name = name;
-    t.impl()->owner = record_;
+    t.set_name(name);
+    t.set_owner(record_);
   }
   buffers_.emplace_back(name, t);
   return t;
@@ -191,7 +180,8 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   NamedTensors below;
   child->collect("", below);
   for (const auto& entry : below)
-    if (entry.second.name() == entry.first) entry.second.impl()->name = name + "." + entry.first;
+    if (entry.second.name() == entry.first)
+      entry.second.set_name(name + "." + entry.first);
   if (child->record_->parent.expired()) child->record_->parent = record_;
   children_.emplace_back(name, std::move(child));
 }
@@ -242,10 +232,10 @@ namespace {
 template <class Select>
 NamedTensors named_tensors(bool recurse, const NamedModules& modules, Select select) {
   NamedTensors out;
-  std::unordered_set<const TensorImpl*> seen;
+  std::unordered_set<const void*> seen;
   for (const auto& m : modules) {
     for (const auto& t : select(*m.second))
-      if (seen.insert(t.second.impl()).second)
+      if (seen.insert(t.second.identity()).second)
         out.emplace_back(m.first.empty() ? t.first : m.first + "." + t.first, t.second);
     if (!recurse) break;
   }
@@ -271,9 +261,9 @@ namespace {
 // Each distinct tensor of the tree once (parameters, buffers and their gradients).
 std::vector<Tensor> unique_state(const Module& m) {
   std::vector<Tensor> out;
-  std::unordered_set<const TensorImpl*> seen;
+  std::unordered_set<const void*> seen;
   auto add = [&](const Tensor& t) {
-    if (t.defined() && seen.insert(t.impl()).second) out.push_back(t);
+    if (t.defined() && seen.insert(t.identity()).second) out.push_back(t);
   };
   for (const Tensor& p : m.parameters()) {
     add(p);
@@ -285,10 +275,10 @@ std::vector<Tensor> unique_state(const Module& m) {
 }  // namespace
 
 Module& Module::to(Device device) {
-  checked_backend_for(device);  // an unavailable device fails before anything moves
+  check_device_usable(device);  // an unavailable device fails before anything moves
   NoGradGuard no_grad;
   for (const Tensor& t : unique_state(*this))
-    if (t.device() != device) replace_contents(t, ember::detail::transfer(t, device));
+    if (t.device() != device) set_data(t, ember::detail::transfer(t, device));
   for (const auto& m : modules()) m->record_->moved = true;
   return *this;
 }
@@ -335,7 +325,7 @@ Module& Module::to(DType dtype) {
     if (!is_floating(t.dtype()) || t.dtype() == dtype) continue;  // counters stay integers
     Tensor converted = ember::detail::make_empty(t.shape(), dtype, t.device());
     ember::detail::copy_values(converted, t);
-    replace_contents(t, converted);
+    set_data(t, converted);
   }
   return *this;
 }

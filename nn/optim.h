@@ -87,7 +87,7 @@ class EMBER_API Optimizer {
   std::string name_;
   std::map<std::string, double> defaults_;
   std::vector<ParamGroup> groups_;
-  std::map<const TensorImpl*, ParamState> state_;
+  std::map<const void*, ParamState> state_;
 };
 
 struct SGDOptions {

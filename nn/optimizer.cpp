@@ -66,16 +66,16 @@ void Optimizer::add_param_group(ParamGroup group) {
     if (!defaults_.count(o.first)) raise<ValueError>(name_, ": unknown option \"", o.first, "\"");
   for (const auto& d : defaults_) group.options.emplace(d.first, d.second);
   check_options(group.options);
-  std::unordered_set<const TensorImpl*> seen;
+  std::unordered_set<const void*> seen;
   for (const auto& g : groups_)
-    for (const Tensor& p : g.params) seen.insert(p.impl());
+    for (const Tensor& p : g.params) seen.insert(p.identity());
   for (const Tensor& p : group.params) {
     if (!p.defined()) raise<ValueError>(name_, ": a parameter is an undefined tensor");
     if (!p.is_leaf()) raise<ValueError>(name_, ": can't optimize a non-leaf tensor");
     if (!is_floating(p.dtype()))
       raise<DTypeError>(name_, ": can only optimize float32 or float64 tensors, got ",
                         dtype_name(p.dtype()));
-    if (!seen.insert(p.impl()).second)
+    if (!seen.insert(p.identity()).second)
       raise<ValueError>(name_, ": a parameter appears in more than one place",
                         p.name().empty() ? "" : " (" + p.name() + ")");
   }
@@ -99,7 +99,7 @@ void Optimizer::step() {
       if (!p.is_contiguous())
         raise<ValueError>(name_, ": parameters must be contiguous",
                           p.name().empty() ? "" : " (" + p.name() + " is not)");
-      ParamState& st = state_[p.impl()];
+      ParamState& st = state_[p.identity()];
       // The state follows its parameter (Module::to moved it in place since the last step).
       for (auto& b : st.buffers)
         if (b.second.device() != p.device() || b.second.dtype() != p.dtype())
@@ -108,7 +108,6 @@ void Optimizer::step() {
     }
     if (slots.empty()) continue;
     update(group, slots);
-    for (const Slot& s : slots) s.param.impl()->storage->bump_version();
   }
 }
 
@@ -126,7 +125,7 @@ StateDict Optimizer::state_dict() const {
   for (const auto& g : groups_)
     for (const Tensor& p : g.params) {
       const std::string prefix = "state." + std::to_string(index++) + ".";
-      auto it = state_.find(p.impl());
+      auto it = state_.find(p.identity());
       if (it == state_.end()) continue;
       for (const auto& b : it->second.buffers) out.insert(prefix + b.first, b.second.clone());
       if (has_step()) out.insert(prefix + "step", scalar64(it->second.step));
@@ -215,7 +214,7 @@ void Optimizer::load_state_dict(const StateDict& sd) {
   for (auto& [i, st] : loaded) {
     const Tensor& p = *params[static_cast<size_t>(i)];
     for (auto& b : st.buffers) b.second = b.second.to(p.dtype()).to(p.device()).clone();
-    state_[p.impl()] = std::move(st);
+    state_[p.identity()] = std::move(st);
   }
 }
 

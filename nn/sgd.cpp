@@ -1,6 +1,6 @@
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/factory.h"
+#include "ember/core/ops/optim.h"
 #include "ember/nn/optim.h"
 
 namespace ember::nn {
@@ -56,7 +56,7 @@ void SGD::update(const ParamGroup& group, std::vector<Slot>& slots) {
     }
     SgdParams call = p;
     call.first_step = key.second;
-    backend_for(params[0].device()).sgd_step(params, grads, bufs, call);
+    sgd_step_(params, grads, bufs, call);
   }
   for (const auto& [key, list] : calls)
     if (key.second)

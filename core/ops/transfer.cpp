@@ -122,4 +122,15 @@ Tensor& fill_(Tensor& t, double value) {
 
 Tensor& zero_(Tensor& t) { return fill_(t, 0); }
 
+void set_data(const Tensor& dst, const Tensor& src) {
+  if (dst.shape() != src.shape())
+    raise<ShapeError>("set_data: shape ", shape_str(src.shape()), " does not match the tensor's ",
+                      shape_str(dst.shape()));
+  TensorImpl* d = dst.impl();
+  d->storage = src.impl()->storage;
+  d->strides = src.strides();
+  d->offset = src.offset();
+  d->dtype = src.dtype();
+}
+
 }  // namespace ember

@@ -16,6 +16,10 @@ EMBER_API Tensor contiguous(const Tensor& t);
 EMBER_API Tensor& copy_(Tensor& dst, const Tensor& src);
 EMBER_API Tensor& fill_(Tensor& t, double value);
 EMBER_API Tensor& zero_(Tensor& t);
+/// Points dst, and so every handle of it, at src's storage, strides, offset and dtype: how
+/// Module::to moves parameters in place (PyTorch's `param.data = src`). dst keeps its shape,
+/// name, autograd identity and requires_grad; the shapes must match (ShapeError).
+EMBER_API void set_data(const Tensor& dst, const Tensor& src);
 
 namespace detail {
 /// Copies src's values (same shape) into dst on the same device, with conversion.
