@@ -52,7 +52,8 @@ struct Span {
 Span valid_span(int64_t size, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
   Span s;
   s.off = k * dilation - pad;
-  s.o0 = s.off >= 0 ? 0 : (-s.off + stride - 1) / stride;
+  // ceil(-off / stride), written so that a huge stride cannot overflow the numerator.
+  s.o0 = s.off >= 0 ? 0 : (-s.off - 1) / stride + 1;
   s.o1 = size - 1 - s.off < 0 ? 0 : std::min(out, (size - 1 - s.off) / stride + 1);
   s.o0 = std::min(s.o0, out);
   s.o1 = std::max(s.o1, s.o0);
