@@ -143,7 +143,11 @@ Tensor reshape(const Tensor& t, const Shape& shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
-  if (t.dim() == 0) return reshape(t, {1});
+  if (t.dim() == 0) {  // as in PyTorch, a 0-d tensor's dims are named 0 or -1 here
+    normalize_dim(start_dim, 1, "flatten");
+    normalize_dim(end_dim, 1, "flatten");
+    return reshape(t, {1});
+  }
   const int s = normalize_dim(start_dim, t.dim(), "flatten");
   const int e = normalize_dim(end_dim, t.dim(), "flatten");
   if (s > e) raise<ValueError>("flatten: start_dim ", start_dim, " comes after end_dim ", end_dim);

@@ -94,6 +94,8 @@ TEST(CheckedMath, ZeroDimTensorsHaveNoDims) {
   EXPECT_THROW_MSG(s.mean({-1}), IndexError, "mean: dim -1 is out of range for a 0-d tensor");
   EXPECT_THROW_MSG(s.permute({0}), ShapeError, "permute: 1 dims given for a tensor of 0 dims");
   EXPECT_THROW_MSG(s.flatten(0, 0).size(1), IndexError, "size: dim 1 is out of range");
+  EXPECT_THROW_MSG(s.flatten(0, 1), IndexError, "flatten: dim 1 is out of range for a tensor of 1 dimension");
+  EXPECT_EQ(s.flatten(-1, 0).shape(), (Shape{1}));
   // What PyTorch allows on a 0-d tensor still works.
   EXPECT_EQ(s.argmax(0).item<int64_t>(), 0);
   EXPECT_EQ(s.squeeze(0).dim(), 0);
