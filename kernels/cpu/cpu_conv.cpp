@@ -11,8 +11,11 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <vector>
 
+#include "ember/core/checked_math.h"
+#include "ember/core/storage.h"
 #include "ember/core/threads.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
@@ -33,13 +36,26 @@ constexpr int64_t kColumnTarget = 64 * 1024;
 
 // Buffers that outlive the call, per thread: 0 columns, 1 the gradient in channel-major
 // order or the GEMM result, 2 the other threads' partial weight gradients.
+// A column buffer grows with C_in * kH * kW * H_out * W_out, which a large padding makes
+// large while the output stays small: it obeys the allocation limit as tensors do, and a
+// failed allocation is a typed error.
 template <class T>
 T* scratch(int slot, int64_t n) {
   thread_local std::vector<T> buffers[3];
   std::vector<T>& b = buffers[slot];
   if (static_cast<int64_t>(b.size()) < n) {
+    const size_t bytes = static_cast<size_t>(checked_mul(n, sizeof(T), "conv2d"));
+    const size_t limit = allocation_limit();
+    if (limit != 0 && bytes > limit)
+      raise<OutOfMemoryError>("conv2d: a column buffer of ", bytes,
+                              " bytes exceeds the limit of ", limit, " bytes set by set_allocation_limit");
     b.clear();
-    b.resize(static_cast<size_t>(n));
+    b.shrink_to_fit();
+    try {
+      b.resize(static_cast<size_t>(n));
+    } catch (const std::bad_alloc&) {
+      raise<OutOfMemoryError>("conv2d: CPU allocation of a ", bytes, "-byte column buffer failed");
+    }
   }
   return b.data();
 }

@@ -141,3 +141,20 @@ TEST(CheckedMath, PoolWindowArithmetic) {
                     "max_pool2d: input must have non-empty height and width, got shape [1, 1, 0, 0]");
   EXPECT_THROW_MSG(avg_pool2d(ones({1, 0, 3}), 2, 1, 1), ShapeError, "avg_pool2d: input must have non-empty");
 }
+
+TEST(CheckedMath, ConvColumnBuffersObeyTheAllocationLimit) {
+  // A large padding keeps the output small (16 MB here) but makes the im2col buffer huge
+  // (C_in * kH * kW * H_out * W_out = 72 * 2000 * 2000 floats): found by fuzz_ops.
+  const Tensor x = ones({4, 8, 2, 2}), w = ones({1, 8, 3, 3});
+  set_allocation_limit(size_t{64} << 20);
+  EXPECT_THROW_MSG(conv2d(x.narrow(0, 0, 1), w, Tensor(), 1, 1000), OutOfMemoryError,
+                   "conv2d: a column buffer of 1152000000 bytes exceeds the limit of 67108864 bytes");
+  // On two threads the error crosses the OpenMP region instead of terminating the process.
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  EXPECT_THROW_MSG(conv2d(x, w, Tensor(), 1, 1000), OutOfMemoryError, "conv2d: a column buffer of ");
+  set_num_threads(threads);
+  set_allocation_limit(0);
+  EXPECT_TRUE(values_near(conv2d(ones({1, 1, 2, 2}), ones({1, 1, 1, 1}), Tensor(), 1, 1),
+                          {0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0}, {1, 1, 4, 4}));
+}

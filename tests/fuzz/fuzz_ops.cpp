@@ -42,11 +42,12 @@ ember::IntPair pair(Input& in) {
 }
 
 // Index tensors hold fuzzed values, in range or not.
+// (Allocated by Ember, so that the size cap applies to it too.)
 Tensor index(Input& in, const ember::Shape& shape) {
-  const int64_t n = ember::checked_numel(shape, "fuzz");
-  std::vector<int64_t> v(static_cast<size_t>(n));
-  for (int64_t& x : v) x = in.param();
-  return ember::from_vector(v, shape);
+  Tensor t = ember::empty(shape, ember::kInt64);
+  int64_t* p = t.data_ptr<int64_t>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = in.param();
+  return t;
 }
 
 void backward_through(const Tensor& out, const Tensor& x) {
