@@ -7,6 +7,8 @@ void raise_overflow(const char* op, int64_t a, char sign, int64_t b) {
   raise<ValueError>(op, ": size overflow: ", a, ' ', sign, ' ', b, " does not fit in int64");
 }
 void raise_shape_overflow(const char* op, const Shape& s, size_t itemsize) {
+  if (itemsize == 0)
+    raise<ValueError>(op, ": shape ", shape_str(s), " is too large: int64 cannot count its elements");
   raise<ValueError>(op, ": shape ", shape_str(s), " is too large: its ", itemsize,
                     "-byte elements cannot be addressed with int64 byte offsets");
 }
@@ -16,7 +18,7 @@ int64_t checked_numel(const Shape& s, const char* op) {
   check_sizes(s, op);
   int64_t n = 1;
   for (int64_t d : s)
-    if (__builtin_mul_overflow(n, d, &n)) detail::raise_shape_overflow(op, s, 1);
+    if (__builtin_mul_overflow(n, d, &n)) detail::raise_shape_overflow(op, s, 0);
   return n;
 }
 

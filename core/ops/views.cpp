@@ -119,7 +119,8 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape, const char* op) {
       raise<ShapeError>(op, ": cannot expand shape ", shape_str(t.shape()), " to ", shape_str(shape));
     }
   }
-  checked_numel(out_shape, op);  // so that numel() of the view cannot overflow later
+  // So that numel() of the view and its byte offsets cannot overflow later.
+  checked_nbytes(out_shape, itemsize(t.dtype()), op);
   return make_view(t, out_shape, strides, t.offset());
 }
 
@@ -127,6 +128,9 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape, const char* op) {
 
 Tensor view(const Tensor& t, const Shape& shape) {
   const Shape s = detail::infer_shape(shape, t.numel(), "view");
+  // An empty tensor can take any shape with a 0 in it, but no shape whose strides (in
+  // bytes) would overflow: [2^63 - 1, 0] of float32 is refused as zeros() refuses it.
+  checked_nbytes(s, itemsize(t.dtype()), "view");
   Shape strides;
   if (!view_strides(t.shape(), t.strides(), s, strides))
     raise<ShapeError>("view: shape ", shape_str(s), " is incompatible with the strides of a ",
@@ -136,6 +140,7 @@ Tensor view(const Tensor& t, const Shape& shape) {
 
 Tensor reshape(const Tensor& t, const Shape& shape) {
   const Shape s = detail::infer_shape(shape, t.numel(), "reshape");
+  checked_nbytes(s, itemsize(t.dtype()), "reshape");
   Shape strides;
   if (view_strides(t.shape(), t.strides(), s, strides))
     return reshape_like_view(detail::make_view(t, s, strides, t.offset()), t, "reshape");

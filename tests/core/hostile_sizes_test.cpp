@@ -82,6 +82,14 @@ TEST(CheckedMath, ViewsRefuseWrappingShapesAndOffsets) {
   EXPECT_THROW_MSG(tensor({1}).expand({int64_t{1} << 40, int64_t{1} << 40}), ValueError,
                    "expand: shape [1099511627776, 1099511627776] is too large");
   EXPECT_TRUE(values_near(tensor({1}).expand({2, -1}), {1, 1}, {2, 1}));
+  // Found by fuzz_ops: an empty tensor viewed as [2^63 - 1, 0], then select(0, -3), gave an
+  // element offset whose byte offset overflowed.
+  EXPECT_THROW_LINE(arange(0, 0).view({kMax, 0}), ValueError,
+                    "view: shape [9223372036854775807, 0] is too large: its 4-byte elements cannot "
+                    "be addressed with int64 byte offsets");
+  EXPECT_THROW_MSG(arange(0, 0).reshape({0, kMax / 2}), ValueError, "reshape: shape [0, 4611686018427387903] is too large");
+  EXPECT_EQ(arange(0, 0, 1, kUInt8).view({0, kMax / 2}).select(1, -3).numel(), 0);
+  EXPECT_THROW_MSG(arange(0, 0).view({0, 1}).expand({0, kMax}), ValueError, "expand: shape [0, 9223372036854775807] is too large");
 }
 
 TEST(CheckedMath, ZeroDimTensorsHaveNoDims) {
