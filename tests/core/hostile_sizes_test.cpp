@@ -166,3 +166,21 @@ TEST(CheckedMath, ConvColumnBuffersObeyTheAllocationLimit) {
   EXPECT_TRUE(values_near(conv2d(ones({1, 1, 2, 2}), ones({1, 1, 1, 1}), Tensor(), 1, 1),
                           {0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0}, {1, 1, 4, 4}));
 }
+
+TEST(CheckedMath, ConvWithAStrideLargerThanTheInput) {
+  // Found by fuzz_ops: stride_h = 2^62 leaves one output row; the kernels computed
+  // stride * W for the step to a second row (a signed overflow). Any stride past the padded
+  // input gives the same result.
+  auto run = [](int64_t stride_h) {
+    manual_seed(3);
+    const Tensor x = randn({2, 2, 6, 4}, kFloat64).requires_grad_(true);
+    const Tensor w = randn({3, 2, 2, 3}, kFloat64).requires_grad_(true);
+    const Tensor y = conv2d(x, w, Tensor(), IntPair(stride_h, 2), 1, 2);
+    (y * y).sum().backward();
+    return std::vector<Tensor>{y, x.grad(), w.grad()};
+  };
+  const auto huge = run(int64_t{1} << 62), small = run(100);
+  EXPECT_EQ(huge[0].shape(), (Shape{2, 3, 1, 1}));
+  for (size_t i = 0; i < 3; ++i)
+    EXPECT_TRUE(values_near(huge[i], small[i].to_vector<double>(), small[i].shape(), 0)) << i;
+}
