@@ -27,7 +27,8 @@ class EMBER_API Tensor {
   // ---- metadata ----
   bool defined() const { return impl_ != nullptr; }
   const Shape& shape() const;
-  /// Size of one dim (negative dims count from the end).
+  /// Size of one dim (negative dims count from the end); IndexError when out of range,
+  /// always for a 0-d tensor (it has no dims). stride(dim) likewise.
   int64_t size(int64_t dim) const;
   const Shape& strides() const;
   int64_t stride(int64_t dim) const;
