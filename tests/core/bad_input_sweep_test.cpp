@@ -86,7 +86,9 @@ std::vector<Call> calls() {
     add("dims", [t, d] { t.argmax(d); });
     add("dims", [t, d] { t.softmax(d); });
     add("dims", [t, d] { t.log_softmax(d); });
-    add("dims", [t, d] { t.unsqueeze(d > 0 ? d + 1 : d - 1); });
+    // Past the end for unsqueeze too (its range is one wider), without overflowing d.
+    const int64_t past = d == kMax || d == kMin ? d : (d > 0 ? d + 1 : d - 1);
+    add("dims", [t, past] { t.unsqueeze(past); });
     add("dims", [t, d] { t.squeeze(d); });
     add("dims", [t, d] { t.transpose(0, d); });
     add("dims", [t, d] { t.flatten(d, 1); });

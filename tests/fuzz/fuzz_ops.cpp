@@ -50,6 +50,19 @@ Tensor index(Input& in, const ember::Shape& shape) {
   return t;
 }
 
+// A legal conv can still need billions of multiply-adds (a large padding within the size
+// cap): slow, not wrong. Its output shape comes from the same call on an empty batch (all
+// checks, no arithmetic); beyond 2^24 multiply-adds the input is skipped.
+bool affordable_conv(const Tensor& x, const Tensor& w, const Tensor& b, ember::IntPair stride,
+                     ember::IntPair padding, ember::IntPair dilation) {
+  const Tensor batch = x.dim() == 3 ? x.detach().unsqueeze(0) : x.detach();
+  const Tensor none = ember::conv2d(batch.narrow(0, 0, 0), w.detach(), b.defined() ? b.detach() : b,
+                                    stride, padding, dilation);
+  double work = static_cast<double>(batch.size(0)) * static_cast<double>(w.numel());
+  for (int64_t d = 2; d < 4; ++d) work *= static_cast<double>(none.size(d));
+  return work <= double(1 << 24);
+}
+
 void backward_through(const Tensor& out, const Tensor& x) {
   if (!x.requires_grad() || !out.defined() || !out.requires_grad()) return;
   out.sum().backward();
@@ -92,6 +105,7 @@ void run(Input& in) {
       const Tensor x = input(in, 4, true), w = input(in, 4, true);
       const Tensor b = in.byte() & 1 ? input(in, 1, true) : Tensor();
       const ember::IntPair stride = pair(in), padding = pair(in), dilation = pair(in);
+      if (!affordable_conv(x, w, b, stride, padding, dilation)) break;
       const Tensor y = ember::conv2d(x, w, b, stride, padding, dilation);
       touch(y);
       backward_through(y, x);
