@@ -11,25 +11,35 @@
 #include "fuzz_support.h"
 
 namespace {
-// One file per process, rewritten for every input (read_idx takes a path).
-const std::string& scratch_path() {
-  static const std::string path = [] {
-    std::string p = "/tmp/ember_fuzz_idx_" + std::to_string(::getpid()) + "_XXXXXX";
-    const int fd = ::mkstemp(p.data());
-    if (fd < 0) std::abort();
-    ::close(fd);
-    std::atexit([] { ::unlink(scratch_path().c_str()); });
-    return p;
+// read_idx takes a path: one scratch file per process, unlinked at once (nothing is left in
+// /tmp, even after a crash) and named through /proc/self/fd.
+int scratch_fd() {
+  static const int fd = [] {
+    char name[] = "/tmp/ember_fuzz_idx_XXXXXX";
+    const int f = ::mkstemp(name);
+    if (f < 0) std::abort();
+    ::unlink(name);
+    return f;
   }();
-  return path;
+  return fd;
+}
+
+void write_scratch(const uint8_t* data, size_t size) {
+  const int fd = scratch_fd();
+  if (::ftruncate(fd, 0) != 0) std::abort();
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::pwrite(fd, data + done, size - done, static_cast<off_t>(done));
+    if (n <= 0) std::abort();
+    done += static_cast<size_t>(n);
+  }
 }
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ember::fuzz::cap_allocations();
-  const std::string& path = scratch_path();
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f || std::fwrite(data, 1, size, f) != size || std::fclose(f) != 0) std::abort();
+  write_scratch(data, size);
+  static const std::string path = "/proc/self/fd/" + std::to_string(scratch_fd());
   try {
     const ember::Tensor t = ember::data::read_idx(path);
     if (t.dtype() != ember::kUInt8 || t.dim() < 1) std::abort();
