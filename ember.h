@@ -4,6 +4,7 @@
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/autograd/node.h"
 #include "ember/core/backend_registry.h"
+#include "ember/core/checked_math.h"
 #include "ember/core/cuda.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"

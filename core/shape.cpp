@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 
 namespace ember {
@@ -14,18 +15,14 @@ std::string shape_str(const Shape& s) {
   return os.str();
 }
 
-int64_t numel_of(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
+int64_t numel_of(const Shape& s) { return checked_numel(s, "numel"); }
 
 Shape contiguous_strides(const Shape& s) {
   Shape st(s.size());
   int64_t acc = 1;
   for (size_t i = s.size(); i-- > 0;) {
     st[i] = acc;
-    acc *= s[i] > 1 ? s[i] : 1;
+    if (s[i] > 1) acc = checked_mul(acc, s[i], "contiguous_strides");
   }
   return st;
 }
@@ -44,11 +41,15 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 }
 
 int normalize_dim(int64_t dim, int64_t ndim, const char* op) {
-  const int64_t lo = ndim == 0 ? -1 : -ndim, hi = ndim == 0 ? 0 : ndim - 1;
+  // A 0-d tensor has no dim to name: callers that accept dim 0 or -1 on a scalar (as
+  // PyTorch's softmax or squeeze do) handle that case before they get here.
+  if (ndim == 0)
+    raise<IndexError>(op, ": dim ", dim, " is out of range for a 0-d tensor (it has no dims)");
+  const int64_t lo = -ndim, hi = ndim - 1;
   if (dim < lo || dim > hi)
     raise<IndexError>(op, ": dim ", dim, " is out of range for a tensor of ", ndim,
                       " dimension", ndim == 1 ? "" : "s", " (expected [", lo, ", ", hi, "])");
-  return static_cast<int>(dim < 0 ? dim + (ndim == 0 ? 1 : ndim) : dim);
+  return static_cast<int>(dim < 0 ? dim + ndim : dim);
 }
 
 void check_sizes(const Shape& s, const char* op) {

@@ -1,11 +1,22 @@
 #include "ember/core/storage.h"
 
 #include "ember/core/backend.h"
+#include "ember/core/error.h"
 
 namespace ember {
+namespace {
+std::atomic<size_t> g_allocation_limit{0};
+}  // namespace
+
+void set_allocation_limit(size_t bytes) { g_allocation_limit.store(bytes, std::memory_order_relaxed); }
+size_t allocation_limit() { return g_allocation_limit.load(std::memory_order_relaxed); }
 
 Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
   allocator_ = &checked_backend_for(device).allocator();
+  const size_t limit = allocation_limit();
+  if (limit != 0 && nbytes > limit)
+    raise<OutOfMemoryError>("allocation of ", nbytes, " bytes on ", device.str(),
+                            " exceeds the limit of ", limit, " bytes set by set_allocation_limit");
   data_ = allocator_->allocate(nbytes, device);
 }
 

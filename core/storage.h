@@ -40,4 +40,12 @@ class EMBER_API Storage {
   std::atomic<uint64_t> version_{0};
 };
 
+/// Caps the bytes of any single Storage allocation (0, the default: no cap). A larger
+/// request throws OutOfMemoryError before the allocator is asked, so a process that must
+/// bound its memory (a fuzzer, a service loading untrusted files) gets a typed error
+/// instead of an allocation it cannot afford.
+EMBER_API void set_allocation_limit(size_t bytes);
+/// The current cap (0: none).
+EMBER_API size_t allocation_limit();
+
 }  // namespace ember

@@ -5,6 +5,7 @@
 
 #include "ember/core/autograd/node.h"
 #include "ember/core/backend.h"
+#include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
@@ -17,9 +18,9 @@
 namespace ember {
 
 namespace detail {
-Tensor make_empty(const Shape& shape, DType dtype, Device device) {
+Tensor make_empty(const Shape& shape, DType dtype, Device device, const char* op) {
   auto impl = std::make_shared<TensorImpl>();
-  const size_t nbytes = static_cast<size_t>(numel_of(shape)) * itemsize(dtype);
+  const auto nbytes = static_cast<size_t>(checked_nbytes(shape, itemsize(dtype), op));
   impl->storage = std::make_shared<Storage>(nbytes, device);
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);

@@ -37,7 +37,8 @@ class EMBER_API Tensor {
   // ---- metadata ----
   bool defined() const { return impl_ != nullptr; }
   const Shape& shape() const;
-  /// Size of one dim (negative dims count from the end).
+  /// Size of one dim (negative dims count from the end); IndexError when out of range,
+  /// always for a 0-d tensor (it has no dims). stride(dim) likewise.
   int64_t size(int64_t dim) const;
   const Shape& strides() const;
   int64_t stride(int64_t dim) const;
@@ -210,8 +211,10 @@ EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
 namespace detail {
 /// A tensor that shares t's storage with a new geometry (no autograd record).
 EMBER_API Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset);
-/// A fresh uninitialised tensor (no autograd record).
-EMBER_API Tensor make_empty(const Shape& shape, DType dtype, Device device);
+/// A fresh uninitialised tensor (no autograd record). ValueError naming op for a negative
+/// size or a byte count that overflows (see checked_nbytes).
+EMBER_API Tensor make_empty(const Shape& shape, DType dtype, Device device,
+                            const char* op = "empty");
 }  // namespace detail
 
 }  // namespace ember

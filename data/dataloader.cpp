@@ -153,6 +153,11 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
   if (!dataset_) raise<ValueError>("DataLoader: dataset is null");
   if (options_.batch_size == 0)
     raise<ValueError>("DataLoader: batch_size must be at least 1, got 0");
+  // (n + b - 1) / b wraps for a batch_size near SIZE_MAX (an epoch of no batches), and a
+  // batch's first dim is an int64: 2^31 - 1 is far above any real batch and safe in both.
+  if (options_.batch_size > kMaxBatchSize)
+    raise<ValueError>("DataLoader: batch_size must be at most ", kMaxBatchSize, ", got ",
+                      options_.batch_size);
 }
 
 size_t DataLoader::size() const {

@@ -44,7 +44,9 @@ class EpochState;
 /// iterator of that epoch is destroyed.
 class EMBER_API DataLoader {
  public:
-  /// ValueError for a null dataset or batch_size 0.
+  /// The largest batch_size accepted: 2^31 - 1.
+  static constexpr size_t kMaxBatchSize = 2147483647;
+  /// ValueError for a null dataset, or a batch_size of 0 or above kMaxBatchSize.
   DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options = {});
 
   /// An input iterator over one epoch's batches.

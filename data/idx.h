@@ -11,26 +11,21 @@ namespace ember::data {
 
 /// Reads an IDX file of unsigned bytes, raw or gzip-compressed (told apart by content, not
 /// by name), into a uint8 CPU tensor shaped by its header. IOError "read_idx: <path>:
-/// <problem>" for a missing or unreadable file, corrupt or truncated gzip data, a wrong
-/// magic number, absurd dimensions, or data shorter or longer than the header says.
+/// <problem>" for a missing, unreadable or non-regular file (a FIFO is refused, not
+/// waited on), corrupt or truncated gzip data, a wrong magic number, absurd dimensions, or
+/// data shorter or longer than the header says. Reads no more than the header implies.
 EMBER_API Tensor read_idx(const std::string& path);
 
 namespace detail {
-/// A validated IDX file in memory: the decompressed bytes, the header's shape, and where
-/// the values start.
+/// A validated IDX file: the header's shape and the values, a uint8 CPU tensor of it.
 struct IdxFile {
-  std::vector<uint8_t> bytes;
   Shape shape;
-  size_t payload_offset = 0;
-  const uint8_t* payload() const { return bytes.data() + payload_offset; }
+  Tensor values;
+  const uint8_t* payload() const { return static_cast<const uint8_t*>(values.raw_data()); }
 };
 /// Reads and validates path as read_idx does; with expected_magic != 0 the magic number
 /// must equal it (0x00000803 for images, 0x00000801 for labels).
 EMBER_API IdxFile read_idx_file(const std::string& path, uint32_t expected_magic = 0);
-/// Decompresses gzip data (one or more members); IOError "read_idx: <path>: ..." when it
-/// is corrupt or truncated. Exposed for tests.
-EMBER_API std::vector<uint8_t> gunzip(const std::vector<uint8_t>& compressed,
-                                      const std::string& path);
 }  // namespace detail
 
 }  // namespace ember::data

@@ -217,7 +217,36 @@ bool Value::as_uint64(uint64_t& out) const {
   return true;
 }
 
-Value parse(const std::string& text) { return Parser(text).document(); }
+bool valid_utf8(const std::string& s, size_t* bad_at) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = 0;
+    uint32_t cp = 0, min = 0;
+    if (c < 0x80) { ++i; continue; }
+    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07, min = 0x10000;
+    bool ok = len != 0 && i + len <= s.size();
+    for (size_t k = 1; ok && k < len; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      ok = (b & 0xC0) == 0x80;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    if (!ok || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000)) {
+      if (bad_at) *bad_at = i;
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+Value parse(const std::string& text) {
+  size_t bad = 0;
+  if (!valid_utf8(text, &bad)) raise<IOError>("invalid JSON at byte ", bad, ": invalid UTF-8");
+  return Parser(text).document();
+}
 
 std::string quote(const std::string& s) {
   std::string out = "\"";

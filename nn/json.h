@@ -25,7 +25,10 @@ struct EMBER_API Value {
   bool as_uint64(uint64_t& out) const;
 };
 
-/// Parses one JSON value followed only by whitespace. IOError "invalid JSON at byte N: why".
+/// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+EMBER_API bool valid_utf8(const std::string& s, size_t* bad_at = nullptr);
+/// Parses one JSON value followed only by whitespace; the text must be UTF-8 (RFC 8259).
+/// IOError "invalid JSON at byte N: why".
 EMBER_API Value parse(const std::string& text);
 /// s as a JSON string literal, quotes included (control characters escaped).
 EMBER_API std::string quote(const std::string& s);

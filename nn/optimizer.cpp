@@ -1,6 +1,7 @@
 // The optimizer base: parameter groups, per-parameter state that follows its parameter's
 // device, and the state format documented in nn/optim.h.
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <unordered_set>
 
@@ -41,6 +42,15 @@ double read_scalar(const std::string& key, const Tensor& t) {
   if (!t.defined() || t.numel() != 1)
     raise<ValueError>("optimizer load_state_dict: \"", key, "\" must hold one number");
   return t.item<double>();
+}
+
+// A step count: a whole number in [0, 2^53] (beyond, a double no longer counts by one). NaN,
+// 1e300 or -1 would load and then fail, or silently corrupt bias correction, at step().
+double read_step(const std::string& where, const std::string& key, const Tensor& t) {
+  const double v = read_scalar(key, t);
+  if (!(v >= 0 && v <= 9007199254740992.0) || v != std::floor(v))
+    raise<ValueError>(where, ": \"", key, "\" must be a whole number in [0, 2^53], got ", v);
+  return v;
 }
 
 }  // namespace
@@ -168,7 +178,7 @@ void Optimizer::load_state_dict(const StateDict& sd) {
                           params.size());
       const Tensor& p = *params[static_cast<size_t>(i)];
       if (rest == "step" && has_step()) {
-        loaded[i].step = read_scalar(key, value);
+        loaded[i].step = read_step(where, key, value);
       } else if (std::find(names.begin(), names.end(), rest) != names.end()) {
         if (!value.defined() || value.shape() != p.shape())
           raise<ShapeError>(where, ": \"", key, "\" has shape ",

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <unordered_set>
 
+#include "ember/core/checked_math.h"
 #include "ember/core/error.h"
+#include "ember/core/file.h"
 #include "ember/core/ops/transfer.h"
 #include "ember/nn/json.h"
 #include "ember/nn/serialization.h"
@@ -77,29 +79,58 @@ Entry parse_entry(const std::string& key, const json::Value& v, uint64_t data_si
     raise<IOError>("safetensors: tensor \"", key,
                    "\" needs a string dtype and arrays shape and data_offsets");
   Entry e{key, st_dtype(dtype->text, key), {}, 0, 0};
-  uint64_t numel = 1;
+  if (shape->items.size() > 64) raise<IOError>("safetensors: tensor \"", key, "\" has too many dims");
   for (const json::Value& d : shape->items) {
     uint64_t n = 0;
-    if (!d.as_uint64(n) || n > (1ull << 62))
+    if (!d.as_uint64(n) || n > static_cast<uint64_t>(INT64_MAX))
       raise<IOError>("safetensors: tensor \"", key, "\" has an invalid shape");
-    if (n != 0 && numel > (1ull << 62) / n)
-      raise<IOError>("safetensors: tensor \"", key, "\" has a shape too large to address");
-    numel *= n;
     e.shape.push_back(static_cast<int64_t>(n));
   }
-  if (e.shape.size() > 64) raise<IOError>("safetensors: tensor \"", key, "\" has too many dims");
+  // The reference implementation refuses a shape whose byte count overflows; Ember also
+  // refuses one whose strides would (a zero size does not make [0, 2^62] addressable).
+  uint64_t nbytes = 0;
+  try {
+    nbytes = static_cast<uint64_t>(checked_nbytes(e.shape, itemsize(e.dtype), "safetensors"));
+  } catch (const ValueError&) {
+    raise<IOError>("safetensors: tensor \"", key, "\" has a shape too large to address: ",
+                   shape_str(e.shape), " of ", dtype->text);
+  }
   if (offsets->items.size() != 2 || !offsets->items[0].as_uint64(e.begin) ||
       !offsets->items[1].as_uint64(e.end))
     raise<IOError>("safetensors: tensor \"", key, "\" needs data_offsets [begin, end]");
   if (e.begin > e.end || e.end > data_size)
     raise<IOError>("safetensors: tensor \"", key, "\" has data_offsets [", e.begin, ", ", e.end,
                    "] out of range for a data section of ", data_size, " bytes");
-  // numel <= data_size keeps the byte count below 8 * data_size: no overflow.
-  if (numel > data_size || numel * itemsize(e.dtype) != e.end - e.begin)
+  if (nbytes != e.end - e.begin)
     raise<IOError>("safetensors: tensor \"", key, "\" of shape ", shape_str(e.shape), " and dtype ",
                    dtype->text, " does not match its data_offsets [", e.begin, ", ", e.end,
                    "] (", e.end - e.begin, " bytes)");
   return e;
+}
+
+// As strict as the reference implementation: sorted by offsets, the tensors' data tile the
+// data section exactly, from 0 to its end: no overlap, no gap, no trailing bytes (a gap or
+// a tail could hide anything, and other readers refuse such files).
+void check_layout(const std::vector<Entry>& entries, uint64_t data_size) {
+  std::vector<const Entry*> by_offset;
+  for (const Entry& e : entries) by_offset.push_back(&e);
+  std::sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  uint64_t at = 0;
+  const Entry* previous = nullptr;
+  for (const Entry* e : by_offset) {
+    if (e->begin < at)
+      raise<IOError>("safetensors: the data of tensors \"", previous->name, "\" and \"", e->name,
+                     "\" overlap");
+    if (e->begin > at)
+      raise<IOError>("safetensors: ", e->begin - at, " bytes of the data section before tensor \"",
+                     e->name, "\" belong to no tensor");
+    at = e->end;
+    previous = e;
+  }
+  if (at != data_size)
+    raise<IOError>("safetensors: ", data_size - at, " trailing bytes after the last tensor's data");
 }
 
 Metadata parse_metadata(const json::Value& v) {
@@ -124,18 +155,6 @@ uint64_t read_le64(const std::string& bytes) {
   raise<IOError>(what, " \"", path, "\": ", std::strerror(errno));
 }
 
-// Writes all of bytes to fd (partial writes and interruptions retried).
-bool write_all(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string encode_safetensors(const StateDict& state, const Metadata& metadata) {
@@ -147,11 +166,16 @@ std::string encode_safetensors(const StateDict& state, const Metadata& metadata)
       raise<ValueError>("encode_safetensors: \"", it.first, "\" is an undefined tensor");
     if (it.first == "__metadata__")
       raise<ValueError>("encode_safetensors: \"__metadata__\" is reserved and cannot name a tensor");
+    if (!json::valid_utf8(it.first))
+      raise<ValueError>("encode_safetensors: the name ", json::quote(it.first), " is not valid UTF-8");
     items.push_back(&it);
   }
   std::stable_sort(items.begin(), items.end(), [](const auto* a, const auto* b) {
     return itemsize(a->second.dtype()) > itemsize(b->second.dtype());
   });
+  for (const auto& m : metadata)
+    if (!json::valid_utf8(m.first) || !json::valid_utf8(m.second))
+      raise<ValueError>("encode_safetensors: metadata ", json::quote(m.first), " is not valid UTF-8");
   std::string header = "{";
   if (!metadata.empty()) {
     header += "\"__metadata__\":{";
@@ -193,6 +217,9 @@ SafetensorsContents decode_safetensors(const std::string& bytes, Device device) 
     raise<IOError>("safetensors: header length ", n, " is larger than the file (", bytes.size(),
                    " bytes): truncated or not a safetensors file");
   if (n > kMaxHeader) raise<IOError>("safetensors: header length ", n, " exceeds the limit of ", kMaxHeader);
+  // As the reference implementation: the header is a JSON object, so it starts with '{'.
+  if (n == 0 || bytes[8] != '{')
+    raise<IOError>("safetensors: the header does not start with '{'");
   json::Value header;
   try {
     header = json::parse(bytes.substr(8, static_cast<size_t>(n)));
@@ -215,15 +242,7 @@ SafetensorsContents decode_safetensors(const std::string& bytes, Device device) 
       entries.push_back(parse_entry(m.first, m.second, data_size));
     }
   }
-  std::vector<const Entry*> by_offset;
-  for (const Entry& e : entries)
-    if (e.end > e.begin) by_offset.push_back(&e);
-  std::sort(by_offset.begin(), by_offset.end(),
-            [](const Entry* a, const Entry* b) { return a->begin < b->begin; });
-  for (size_t i = 1; i < by_offset.size(); ++i)
-    if (by_offset[i]->begin < by_offset[i - 1]->end)
-      raise<IOError>("safetensors: the data of tensors \"", by_offset[i - 1]->name, "\" and \"",
-                     by_offset[i]->name, "\" overlap");
+  check_layout(entries, data_size);
 
   const char* data = bytes.data() + 8 + n;
   for (const Entry& e : entries) {
@@ -241,54 +260,16 @@ SafetensorsContents decode_safetensors(const std::string& bytes, Device device) 
 
 void save_file(const StateDict& state, const std::string& path, const Metadata& metadata) {
   const std::string bytes = encode_safetensors(state, metadata);  // fails before any file I/O
-  std::string tmp = path + ".tmp-XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) io_fail("save_file: cannot create a temporary file next to", path);
-  // mkstemp creates the file 0600; a checkpoint gets the mode any new file would (0666 less
-  // the umask), as it would without the temporary file.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  (void)::fchmod(fd, static_cast<mode_t>(0666) & ~mask);
-  auto abandon = [&](const char* what) {
-    const int saved = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    errno = saved;
-    io_fail(what, path);
-  };
-  if (!write_all(fd, bytes)) abandon("save_file: writing failed for");
-  if (::fsync(fd) != 0) abandon("save_file: fsync failed for");
-  if (::close(fd) != 0) {
-    const int saved = errno;
-    ::unlink(tmp.c_str());
-    errno = saved;
-    io_fail("save_file: closing failed for", path);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(tmp.c_str());
-    errno = saved;
-    io_fail("save_file: cannot replace", path);
-  }
-  // Make the rename itself durable; a directory that cannot be synced is not an error.
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
-  }
+  ember::detail::atomic_write(path, bytes, "save_file");
 }
 
+void check_writable(const std::string& path) { ember::detail::check_writable(path, "save_file"); }
+
 SafetensorsContents load_file_with_metadata(const std::string& path, Device device) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) io_fail("load_file: cannot open", path);
+  std::string why;
+  const int fd = ember::detail::open_regular_file(path, why);
+  if (fd < 0) raise<IOError>("load_file: cannot open \"", path, "\": ", why);
   std::string bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    raise<IOError>("load_file: \"", path, "\" is not a regular file");
-  }
   char chunk[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, chunk, sizeof chunk);

@@ -4,7 +4,9 @@
 // {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...,
 // "__metadata__": {"key": "value"}} padded with spaces to 8 bytes, then the raw
 // little-endian data. Supported dtypes: F32 F64 I64 U8 BOOL; F16 and BF16 entries throw
-// DTypeError. Malformed files throw IOError naming the problem.
+// DTypeError. Malformed files throw IOError naming the problem; decoding is as strict as
+// the reference implementation (UTF-8 header starting with '{', tensors' data tiling the
+// data section with no gap, overlap or trailing bytes, shapes whose byte count fits).
 #include <map>
 #include <string>
 
@@ -31,9 +33,15 @@ EMBER_API SafetensorsContents decode_safetensors(const std::string& bytes,
                                                  Device device = Device::cpu());
 
 /// Writes state to path atomically: a temporary file in the same directory, fsync, rename.
-/// A failure (IOError) leaves any previous file at path untouched.
+/// A failure (IOError) leaves any previous file at path untouched. A symlink to a regular
+/// file is followed (the file is replaced, the link kept); a target that exists and is not
+/// a regular file, or has no write bit in its mode, is refused (IOError). Temporaries that
+/// a killed save left (dead process, over an hour old) are removed.
 EMBER_API void save_file(const StateDict& state, const std::string& path,
                          const Metadata& metadata = {});
+/// Checks that save_file(.., path) can write there, before long work: IOError as save_file
+/// would give for the target, or when no file can be created beside it.
+EMBER_API void check_writable(const std::string& path);
 /// Reads a safetensors file onto device (the map_location case).
 EMBER_API StateDict load_file(const std::string& path, Device device = Device::cpu());
 /// Reads tensors and metadata.

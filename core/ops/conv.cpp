@@ -5,6 +5,7 @@
 #include "ember/core/autograd/node.h"
 #include "ember/core/backend.h"
 #include "ember/core/ops/check.h"
+#include "ember/core/ops/factory.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/window.h"
 
@@ -17,6 +18,15 @@ class Conv2dNode final : public Node {
   std::vector<Tensor> backward(const Tensor& g_in) override {
     const Tensor& x = saved(0);
     const Tensor& w = saved(1);
+    // No output element means no gradient; the kernels' buffers are sized by the output's
+    // spatial extent, which can be huge when the batch or C_out is 0.
+    if (g_in.numel() == 0) {
+      std::vector<Tensor> zero(3);
+      if (needs_grad(0)) zero[0] = zeros_like(x);
+      if (needs_grad(1)) zero[1] = zeros_like(w);
+      if (needs_grad(2)) zero[2] = zeros({w.size(0)}, TensorOptions(w.dtype()).device(w.device()));
+      return zero;
+    }
     const Tensor g = g_in.contiguous();
     Backend& backend = backend_for(g.device());
     std::vector<Tensor> grads(3);
@@ -62,7 +72,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   if (bias.defined() && (bias.dim() != 1 || bias.size(0) != Co))
     raise<ShapeError>("shape mismatch in conv2d: bias ", shape_str(bias.shape()),
                       " does not match weight ", shape_str(weight.shape()));
-  const IntPair extent((weight.size(2) - 1) * dilation.h + 1, (weight.size(3) - 1) * dilation.w + 1);
+  if (weight.size(2) == 0 || weight.size(3) == 0)
+    raise<ShapeError>("conv2d: the kernel of weight ", shape_str(weight.shape()),
+                      " is empty; kernel sizes must be >= 1");
+  const IntPair extent = detail::dilated(op, IntPair(weight.size(2), weight.size(3)), dilation);
   detail::check_window_fits(op, "dilated kernel", extent, padding, input,
                             detail::concat(", weight ", shape_str(weight.shape())));
 
@@ -70,11 +83,14 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   p.stride_h = stride.h, p.stride_w = stride.w;
   p.pad_h = padding.h, p.pad_w = padding.w;
   p.dilation_h = dilation.h, p.dilation_w = dilation.w;
-  const int64_t Ho = detail::window_out(input.size(2), extent.h, stride.h, padding.h);
-  const int64_t Wo = detail::window_out(input.size(3), extent.w, stride.w, padding.w);
+  const int64_t Ho = detail::window_out(op, input.size(2), extent.h, stride.h, padding.h);
+  const int64_t Wo = detail::window_out(op, input.size(3), extent.w, stride.w, padding.w);
+  // The CPU kernel's column buffer is [C_in * kH * kW, H_out * W_out] per sample: its size
+  // must be countable even when the output is empty.
+  checked_mul(checked_mul(C, weight.size(2) * weight.size(3), op), checked_mul(Ho, Wo, op), op);
   const Tensor x = input.contiguous(), w = weight.contiguous();
   const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-  Tensor out = detail::make_empty({N, Co, Ho, Wo}, x.dtype(), x.device());
+  Tensor out = detail::make_empty({N, Co, Ho, Wo}, x.dtype(), x.device(), op);
   if (out.numel()) backend_for(x.device()).conv2d(out, x, w, b, p);
   if (autograd::any_requires_grad({&x, &w, &b})) {
     auto node = std::make_shared<Conv2dNode>(p);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ember/core/backend.h"
+#include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
 #include "ember/core/ops/transfer.h"
@@ -15,8 +16,7 @@ Tensor finish(Tensor t, const TensorOptions& o) {
   return t;
 }
 Tensor filled(const Shape& shape, double value, const TensorOptions& o, const char* op) {
-  check_sizes(shape, op);
-  Tensor t = detail::make_empty(shape, o.dtype(), o.device());
+  Tensor t = detail::make_empty(shape, o.dtype(), o.device(), op);
   backend_for(o.device()).fill(t, value);
   return finish(t, o);
 }
@@ -32,7 +32,7 @@ Tensor random_tensor(const Shape& shape, RandomKind kind, double a, double b,
   check_sizes(shape, op);
   if (kind != RandomKind::Integer && !is_floating(o.dtype()))
     raise<DTypeError>(op, " needs a floating dtype, got ", dtype_name(o.dtype()));
-  Tensor t = detail::make_empty(shape, o.dtype(), o.device());
+  Tensor t = detail::make_empty(shape, o.dtype(), o.device(), op);
   draw(t, kind, a, b);
   return finish(t, o);
 }
@@ -40,8 +40,7 @@ TensorOptions like(const Tensor& t) { return TensorOptions(t.dtype()).device(t.d
 }  // namespace
 
 Tensor empty(const Shape& shape, TensorOptions o) {
-  check_sizes(shape, "empty");
-  return finish(detail::make_empty(shape, o.dtype(), o.device()), o);
+  return finish(detail::make_empty(shape, o.dtype(), o.device(), "empty"), o);
 }
 Tensor zeros(const Shape& shape, TensorOptions o) { return filled(shape, 0, o, "zeros"); }
 Tensor ones(const Shape& shape, TensorOptions o) { return filled(shape, 1, o, "ones"); }
@@ -51,8 +50,12 @@ Tensor arange(double start, double end, double step, TensorOptions o) {
   if (step == 0 || !std::isfinite(step)) raise<ValueError>("arange: step must be finite and non-zero");
   if (!std::isfinite(start) || !std::isfinite(end)) raise<ValueError>("arange: bounds must be finite");
   const double count = std::ceil((end - start) / step);
+  // Converting a double beyond int64 to int64 is undefined: refuse the count first.
+  if (!(count < 9.2e18))
+    raise<ValueError>("arange: [", start, ", ", end, ") with step ", step, " has ", count,
+                      " elements, more than int64 can count");
   const int64_t n = count > 0 ? static_cast<int64_t>(count) : 0;
-  Tensor t = detail::make_empty({n}, o.dtype(), o.device());
+  Tensor t = detail::make_empty({n}, o.dtype(), o.device(), "arange");
   backend_for(o.device()).arange(t, start, step);
   return finish(t, o);
 }
@@ -66,7 +69,12 @@ Tensor randn(const Shape& shape, TensorOptions o) {
 }
 Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions o) {
   if (high <= low) raise<ValueError>("randint: expected low < high, got low=", low, " high=", high);
-  if (static_cast<uint64_t>(high - low) > 0xFFFFFFFFull)
+  // The backends receive the bounds as doubles: beyond 2^53 they would round, and the range
+  // computed from them could be 0 (a division by zero in the kernel).
+  constexpr int64_t kExact = int64_t{1} << 53;
+  if (low < -kExact || high > kExact)
+    raise<ValueError>("randint: low and high must lie in [-2^53, 2^53], got low=", low, " high=", high);
+  if (static_cast<uint64_t>(high) - static_cast<uint64_t>(low) > 0xFFFFFFFFull)
     raise<ValueError>("randint: the range high - low must be below 2^32");
   if (o.dtype() == kBool) raise<DTypeError>("randint does not support dtype bool");
   return random_tensor(shape, RandomKind::Integer, static_cast<double>(low),
@@ -84,8 +92,7 @@ Tensor randn_like(const Tensor& t) { return randn(t.shape(), like(t)); }
 
 template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions o) {
-  check_sizes(shape, "from_vector");
-  if (numel_of(shape) != static_cast<int64_t>(values.size()))
+  if (checked_numel(shape, "from_vector") != static_cast<int64_t>(values.size()))
     raise<ShapeError>("from_vector: ", values.size(), " values do not fill shape ", shape_str(shape));
   Tensor host = detail::make_empty(shape, o.dtype(), Device::cpu());
   EMBER_DISPATCH_ALL(o.dtype(), "from_vector", [&] {

@@ -27,14 +27,22 @@ Pool plan(const char* op, const Tensor& input, IntPair kernel, OptionalIntPair s
   if (padding.h > kernel.h / 2 || padding.w > kernel.w / 2)
     raise<ValueError>(op, ": padding must be at most half the kernel size, got padding ",
                       detail::pair_str(padding), " for kernel ", detail::pair_str(kernel));
+  // A window over an empty plane would have no cell to take its value (or index) from.
+  if (input.size(-2) == 0 || input.size(-1) == 0)
+    raise<ShapeError>(op, ": input must have non-empty height and width, got shape ",
+                      shape_str(input.shape()));
   detail::check_window_fits(op, "kernel", kernel, padding, input);
   Pool r;
   r.p.kernel_h = kernel.h, r.p.kernel_w = kernel.w;
   r.p.stride_h = stride.h, r.p.stride_w = stride.w;
   r.p.pad_h = padding.h, r.p.pad_w = padding.w;
   r.out_shape = input.shape();
-  r.out_shape[r.out_shape.size() - 2] = detail::window_out(input.size(-2), kernel.h, stride.h, padding.h);
-  r.out_shape[r.out_shape.size() - 1] = detail::window_out(input.size(-1), kernel.w, stride.w, padding.w);
+  const int64_t Ho = detail::window_out(op, input.size(-2), kernel.h, stride.h, padding.h);
+  const int64_t Wo = detail::window_out(op, input.size(-1), kernel.w, stride.w, padding.w);
+  // Kernels count the cells of all windows of a plane (and avg_pool2d divides by kH * kW).
+  checked_mul(checked_mul(Ho, Wo, op), checked_mul(kernel.h, kernel.w, op), op);
+  r.out_shape[r.out_shape.size() - 2] = Ho;
+  r.out_shape[r.out_shape.size() - 1] = Wo;
   return r;
 }
 

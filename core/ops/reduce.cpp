@@ -152,7 +152,8 @@ ValuesIndices reduce_with_index(ReduceOp op, const Tensor& t, int64_t dim_in, bo
                                          : (want_values ? "min" : "argmin");
   check_defined(name, {{"input", t}});
   if (t.dtype() == kBool) raise<DTypeError>(name, " does not support dtype bool");
-  const int dim = normalize_dim(dim_in, t.dim(), name);
+  // As in PyTorch, a 0-d tensor's only element is found along dim 0 or -1.
+  const int dim = normalize_dim(dim_in, std::max<int64_t>(t.dim(), 1), name);
   if (t.dim() > 0 && t.size(dim) == 0)
     raise<ShapeError>(name, ": cannot reduce over an empty dim of shape ", shape_str(t.shape()));
   Shape keep = t.shape(), fin = t.shape();

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "ember/core/autograd/node.h"
+#include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/transfer.h"
@@ -33,6 +34,13 @@ Tensor reshape_like_view(const Tensor& out, const Tensor& t, const char* name) {
   return finish(out, t, name, reshape_back, [&](LambdaNode& n) { n.shapes = {t.shape()}; });
 }
 
+// Whether a dim of this stride merges with the run of tensor_numel elements after it. A
+// product that overflows cannot equal a real stride: then the dims do not merge.
+bool merges_with_next(int64_t stride, int64_t tensor_numel, int64_t chunk_base_stride) {
+  int64_t merged = 0;
+  return !__builtin_mul_overflow(tensor_numel, chunk_base_stride, &merged) && stride == merged;
+}
+
 // Strides for viewing (shape, strides) as new_shape without copying, or false (the
 // algorithm of PyTorch's computeStride: each run of merged old dims must be contiguous).
 bool view_strides(const Shape& shape, const Shape& strides, const Shape& new_shape, Shape& out) {
@@ -45,11 +53,11 @@ bool view_strides(const Shape& shape, const Shape& strides, const Shape& new_sha
   int64_t chunk_base_stride = strides.empty() ? 1 : strides.back();
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    tensor_numel *= shape[d];
-    if (d == 0 || (shape[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
+    tensor_numel *= shape[d];  // at most numel, which fits
+    if (d == 0 || (shape[d - 1] != 1 && !merges_with_next(strides[d - 1], tensor_numel, chunk_base_stride))) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
-        out[view_d] = view_numel * chunk_base_stride;
-        view_numel *= new_shape[view_d];
+        out[view_d] = checked_mul(view_numel, chunk_base_stride, "view");
+        view_numel = checked_mul(view_numel, new_shape[view_d], "view");
         --view_d;
       }
       if (view_numel != tensor_numel) return false;
@@ -77,7 +85,7 @@ Shape infer_shape(const Shape& shape, int64_t numel, const char* op) {
     } else if (out[i] < 0) {
       raise<ShapeError>(op, ": invalid size ", out[i], " in shape ", shape_str(shape));
     } else {
-      known *= out[i];
+      known = checked_mul(known, out[i], op);
     }
   }
   if (infer >= 0) {
@@ -98,6 +106,7 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape, const char* op) {
   Shape strides(shape.size(), 0);
   Shape out_shape = shape;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (shape[d] < -1) raise<ValueError>(op, ": negative size in shape ", shape_str(shape));
     if (d < lead) {
       if (shape[d] < 0) raise<ShapeError>(op, ": -1 is not allowed for a new leading dim");
       continue;
@@ -110,6 +119,8 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape, const char* op) {
       raise<ShapeError>(op, ": cannot expand shape ", shape_str(t.shape()), " to ", shape_str(shape));
     }
   }
+  // So that numel() of the view and its byte offsets cannot overflow later.
+  checked_nbytes(out_shape, itemsize(t.dtype()), op);
   return make_view(t, out_shape, strides, t.offset());
 }
 
@@ -117,6 +128,9 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape, const char* op) {
 
 Tensor view(const Tensor& t, const Shape& shape) {
   const Shape s = detail::infer_shape(shape, t.numel(), "view");
+  // An empty tensor can take any shape with a 0 in it, but no shape whose strides (in
+  // bytes) would overflow: [2^63 - 1, 0] of float32 is refused as zeros() refuses it.
+  checked_nbytes(s, itemsize(t.dtype()), "view");
   Shape strides;
   if (!view_strides(t.shape(), t.strides(), s, strides))
     raise<ShapeError>("view: shape ", shape_str(s), " is incompatible with the strides of a ",
@@ -126,6 +140,7 @@ Tensor view(const Tensor& t, const Shape& shape) {
 
 Tensor reshape(const Tensor& t, const Shape& shape) {
   const Shape s = detail::infer_shape(shape, t.numel(), "reshape");
+  checked_nbytes(s, itemsize(t.dtype()), "reshape");
   Shape strides;
   if (view_strides(t.shape(), t.strides(), s, strides))
     return reshape_like_view(detail::make_view(t, s, strides, t.offset()), t, "reshape");
@@ -133,13 +148,17 @@ Tensor reshape(const Tensor& t, const Shape& shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
-  if (t.dim() == 0) return reshape(t, {1});
+  if (t.dim() == 0) {  // as in PyTorch, a 0-d tensor's dims are named 0 or -1 here
+    normalize_dim(start_dim, 1, "flatten");
+    normalize_dim(end_dim, 1, "flatten");
+    return reshape(t, {1});
+  }
   const int s = normalize_dim(start_dim, t.dim(), "flatten");
   const int e = normalize_dim(end_dim, t.dim(), "flatten");
   if (s > e) raise<ValueError>("flatten: start_dim ", start_dim, " comes after end_dim ", end_dim);
   Shape shape(t.shape().begin(), t.shape().begin() + s);
   int64_t merged = 1;
-  for (int d = s; d <= e; ++d) merged *= t.size(d);
+  for (int d = s; d <= e; ++d) merged = checked_mul(merged, t.size(d), "flatten");
   shape.push_back(merged);
   shape.insert(shape.end(), t.shape().begin() + e + 1, t.shape().end());
   return reshape(t, shape);
@@ -187,12 +206,19 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   const int d = normalize_dim(dim, t.dim(), "narrow");
   const int64_t size = t.size(d);
   if (start < 0) start += size;
-  if (start < 0 || length < 0 || start + length > size)
-    raise<IndexError>("narrow: [", start, ", ", start + length, ") is out of range for dim ", d,
+  // Compared as length > size - start: start + length can overflow, size - start cannot.
+  if (start < 0 || start > size || length < 0 || length > size - start) {
+    int64_t end = 0;
+    const std::string end_str = __builtin_add_overflow(start, length, &end)
+                                    ? detail::concat(start, " + ", length)
+                                    : std::to_string(end);
+    raise<IndexError>("narrow: [", start, ", ", end_str, ") is out of range for dim ", d,
                       " of size ", size);
+  }
   Shape shape = t.shape();
   shape[d] = length;
-  return finish(detail::make_view(t, shape, t.strides(), t.offset() + start * t.stride(d)), t,
+  const int64_t offset = checked_add(t.offset(), checked_mul(start, t.stride(d), "narrow"), "narrow");
+  return finish(detail::make_view(t, shape, t.strides(), offset), t,
                 "narrow",
                 [](LambdaNode& self, const Tensor& g) {
                   Tensor full = zeros(self.shapes[0], TensorOptions(g.dtype()).device(g.device()));
@@ -215,7 +241,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   Shape shape = t.shape(), strides = t.strides();
   shape.erase(shape.begin() + d);
   strides.erase(strides.begin() + d);
-  return finish(detail::make_view(t, shape, strides, t.offset() + index * t.stride(d)), t,
+  const int64_t offset = checked_add(t.offset(), checked_mul(index, t.stride(d), "select"), "select");
+  return finish(detail::make_view(t, shape, strides, offset), t,
                 "select",
                 [](LambdaNode& self, const Tensor& g) {
                   Tensor full = zeros(self.shapes[0], TensorOptions(g.dtype()).device(g.device()));
@@ -240,7 +267,7 @@ Tensor squeeze(const Tensor& t) {
 }
 
 Tensor squeeze(const Tensor& t, int64_t dim) {
-  const int d = normalize_dim(dim, t.dim(), "squeeze");
+  const int d = normalize_dim(dim, std::max<int64_t>(t.dim(), 1), "squeeze");
   if (t.dim() == 0 || t.size(d) != 1) return t;
   Shape shape = t.shape(), strides = t.strides();
   shape.erase(shape.begin() + d);
@@ -251,7 +278,7 @@ Tensor squeeze(const Tensor& t, int64_t dim) {
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
   const int d = normalize_dim(dim, t.dim() + 1, "unsqueeze");
   Shape shape = t.shape(), strides = t.strides();
-  const int64_t stride = d < t.dim() ? t.stride(d) * t.size(d) : 1;
+  const int64_t stride = d < t.dim() ? checked_mul(t.stride(d), t.size(d), "unsqueeze") : 1;
   shape.insert(shape.begin() + d, 1);
   strides.insert(strides.begin() + d, stride);
   return reshape_like_view(detail::make_view(t, shape, strides, t.offset()), t, "unsqueeze");

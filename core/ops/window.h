@@ -3,6 +3,7 @@
 // messages and the output size arithmetic.
 #include <cstdint>
 
+#include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/conv.h"
 #include "ember/core/tensor.h"
@@ -24,10 +25,21 @@ inline void check_image(const char* op, const Tensor& input) {
                       shape_str(input.shape()));
 }
 
+/// size + 2 * pad, checked: padding comes from the caller and can be anything >= 0.
+inline int64_t padded(const char* op, int64_t size, int64_t pad) {
+  return checked_add(size, checked_mul(pad, 2, op), op);
+}
+
+/// The extent of a kernel of size k with dilation d, (k - 1) * d + 1, checked.
+inline IntPair dilated(const char* op, IntPair k, IntPair d) {
+  return IntPair(checked_add(checked_mul(k.h - 1, d.h, op), 1, op),
+                 checked_add(checked_mul(k.w - 1, d.w, op), 1, op));
+}
+
 /// Output extent of a window of `extent` (already dilated) sliding over `size` padded by `pad`
-/// on both sides; <= 0 when the window does not fit.
-inline int64_t window_out(int64_t size, int64_t extent, int64_t stride, int64_t pad) {
-  const int64_t room = size + 2 * pad - extent;
+/// on both sides; 0 when the window does not fit.
+inline int64_t window_out(const char* op, int64_t size, int64_t extent, int64_t stride, int64_t pad) {
+  const int64_t room = padded(op, size, pad) - extent;
   return room < 0 ? 0 : room / stride + 1;
 }
 
@@ -35,7 +47,7 @@ inline int64_t window_out(int64_t size, int64_t extent, int64_t stride, int64_t 
 /// when a window of extent (kh, kw) does not fit in the padded input.
 inline void check_window_fits(const char* op, const char* kind, IntPair extent, IntPair pad,
                               const Tensor& input, const std::string& also = "") {
-  const int64_t H = input.size(-2) + 2 * pad.h, W = input.size(-1) + 2 * pad.w;
+  const int64_t H = padded(op, input.size(-2), pad.h), W = padded(op, input.size(-1), pad.w);
   if (extent.h > H || extent.w > W)
     raise<ShapeError>(op, ": the ", kind, " ", pair_str(extent), " is larger than the padded input [",
                       H, ", ", W, "] (input ", shape_str(input.shape()), also, ")");

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -55,27 +57,52 @@ class ProgressBar {
   bool enabled_, visible_ = false;
 };
 
-struct Metrics {
-  std::ofstream out;
-  explicit Metrics(const std::string& path) {
+// The metrics CSV. Opened (and its header flushed) before training, so a path that cannot
+// be written fails before any work; every later write is checked too, so metrics lost to a
+// failing device (a full disk, /dev/full) end the run with an error, not exit 0.
+class Metrics {
+ public:
+  explicit Metrics(const std::string& path) : path_(path) {
     if (path.empty()) return;
-    out.open(path);
-    if (!out) throw IOError("cannot write metrics file " + path);
-    out << "epoch,batch,loss,test_accuracy\n";
+    out_ = std::fopen(path.c_str(), "w");
+    if (!out_) fail();
+    write("epoch,batch,loss,test_accuracy\n");
   }
+  ~Metrics() {
+    if (out_) std::fclose(out_);
+  }
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
   void loss(int epoch, size_t batch, double value) {
-    if (!out) return;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9g", value);
-    out << epoch << ',' << batch << ',' << buf << ",\n";
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%d,%zu,%.9g,\n", epoch, batch, value);
+    write(buf);
   }
   void accuracy(int epoch, double value) {
-    if (!out) return;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.9g", value);
-    out << epoch << ",,," << buf << '\n';
-    out.flush();
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%d,,,%.9g\n", epoch, value);
+    write(buf);
   }
+  /// Closes the file, reporting a failure of its last writes.
+  void close() {
+    if (!out_) return;
+    FILE* f = out_;
+    out_ = nullptr;
+    if (std::fclose(f) != 0) fail();
+  }
+
+ private:
+  void write(const char* text) {
+    if (!out_) return;
+    if (std::fputs(text, out_) < 0 || std::fflush(out_) != 0) fail();
+  }
+  [[noreturn]] void fail() const {
+    throw IOError("cannot write metrics file " + path_ + ": " + std::strerror(errno));
+  }
+
+  std::string path_;
+  FILE* out_ = nullptr;
 };
 
 int run(const MnistFlags& f) {
@@ -84,8 +111,18 @@ int run(const MnistFlags& f) {
   manual_seed(f.seed);
   const std::string root = f.data.empty() ? default_data_dir() : f.data;
   const data::Normalize normalize(data::MNIST::kMean, data::MNIST::kStd);
+  // Outputs are checked before training: a checkpoint that cannot be written after an hour
+  // of training is an hour lost.
+  if (!f.save.empty()) nn::check_writable(f.save);
+  Metrics metrics(f.metrics);
+  examples::Points loss_curve, accuracy_curve;
+  // Written now (empty) so an unwritable path fails before training, then after each epoch.
+  if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
   auto train_set = std::make_shared<data::MNIST>(root, true, normalize);
   auto test_set = std::make_shared<data::MNIST>(root, false, normalize);
+  // An accuracy over no images would be 0 / 0.
+  if (test_set->size() == 0)
+    throw IOError("the test split in " + root + " holds no images; there is nothing to measure accuracy on");
 
   data::DataLoaderOptions train_opts;
   train_opts.batch_size = static_cast<size_t>(f.batch_size);
@@ -105,10 +142,6 @@ int run(const MnistFlags& f) {
   sgd.momentum = f.momentum;
   nn::SGD optimizer(model->parameters(), sgd);
   nn::CrossEntropyLoss criterion;
-  Metrics metrics(f.metrics);
-  examples::Points loss_curve, accuracy_curve;
-  // Written now (empty) so an unwritable path fails before training, then after each epoch.
-  if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
   ProgressBar bar(isatty(STDOUT_FILENO));
 
   std::printf("Training the tutorial CNN on %s: %zu train / %zu test images from %s, %d thread%s\n",
@@ -164,6 +197,7 @@ int run(const MnistFlags& f) {
     accuracy_curve.emplace_back(epoch, accuracy);
     if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
   }
+  metrics.close();
   if (!f.save.empty()) {
     nn::save(*model, f.save);
     std::printf("Saved the model to %s\n", f.save.c_str());
@@ -196,11 +230,18 @@ int main(int argc, char** argv) {
     std::fputs(ember::examples::usage(), stdout);
     return 0;
   }
+  int rc = 0;
   try {
-    return run(flags);
+    rc = run(flags);
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "mnist: %s\n", first_line(e.what()).c_str());
     return 1;
   }
+  // The report itself is an output: a failed write to stdout is an error, not exit 0.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "mnist: writing the report to stdout failed: %s\n", std::strerror(errno));
+    return 1;
+  }
+  return rc;
 }

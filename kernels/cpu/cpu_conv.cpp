@@ -11,8 +11,11 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <vector>
 
+#include "ember/core/checked_math.h"
+#include "ember/core/storage.h"
 #include "ember/core/threads.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
@@ -33,13 +36,26 @@ constexpr int64_t kColumnTarget = 64 * 1024;
 
 // Buffers that outlive the call, per thread: 0 columns, 1 the gradient in channel-major
 // order or the GEMM result, 2 the other threads' partial weight gradients.
+// A column buffer grows with C_in * kH * kW * H_out * W_out, which a large padding makes
+// large while the output stays small: it obeys the allocation limit as tensors do, and a
+// failed allocation is a typed error.
 template <class T>
 T* scratch(int slot, int64_t n) {
   thread_local std::vector<T> buffers[3];
   std::vector<T>& b = buffers[slot];
   if (static_cast<int64_t>(b.size()) < n) {
+    const size_t bytes = static_cast<size_t>(checked_mul(n, sizeof(T), "conv2d"));
+    const size_t limit = allocation_limit();
+    if (limit != 0 && bytes > limit)
+      raise<OutOfMemoryError>("conv2d: a column buffer of ", bytes,
+                              " bytes exceeds the limit of ", limit, " bytes set by set_allocation_limit");
     b.clear();
-    b.resize(static_cast<size_t>(n));
+    b.shrink_to_fit();
+    try {
+      b.resize(static_cast<size_t>(n));
+    } catch (const std::bad_alloc&) {
+      raise<OutOfMemoryError>("conv2d: CPU allocation of a ", bytes, "-byte column buffer failed");
+    }
   }
   return b.data();
 }
@@ -49,10 +65,18 @@ T* scratch(int slot, int64_t n) {
 struct Span {
   int64_t o0, o1, off;
 };
+
+// The input distance between two consecutive valid output rows, stride * W. Only computed
+// when there are two: a stride larger than the input (legal with padding) leaves one valid
+// row, and stride * W could then overflow.
+inline int64_t row_pitch(const Span& r, int64_t stride, int64_t W) {
+  return r.o1 - r.o0 > 1 ? stride * W : 0;
+}
 Span valid_span(int64_t size, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
   Span s;
   s.off = k * dilation - pad;
-  s.o0 = s.off >= 0 ? 0 : (-s.off + stride - 1) / stride;
+  // ceil(-off / stride), written so that a huge stride cannot overflow the numerator.
+  s.o0 = s.off >= 0 ? 0 : (-s.off - 1) / stride + 1;
   s.o1 = size - 1 - s.off < 0 ? 0 : std::min(out, (size - 1 - s.off) / stride + 1);
   s.o0 = std::min(s.o0, out);
   s.o1 = std::max(s.o1, s.o0);
@@ -188,16 +212,18 @@ void im2col(const T* x, T* col, const Geometry& g, int64_t nb) {
       std::fill(dst + r.o1 * g.Wo, dst + P, T(0));
       if (r.o1 == r.o0) continue;
       const T* src = plane + (r.o0 * sh + r.off) * g.W;
+      const int64_t pitch = row_pitch(r, sh, g.W);
       if (sw == 1 && q.o0 == 0 && q.o1 == g.Wo) {
-        block<Op::copy>(dst + r.o0 * g.Wo, g.Wo, src + q.off, sh * g.W, r.o1 - r.o0, g.Wo);
+        block<Op::copy>(dst + r.o0 * g.Wo, g.Wo, src + q.off, pitch, r.o1 - r.o0, g.Wo);
       } else {
         for (int64_t oh = r.o0; oh < r.o1; ++oh) {
           T* d = dst + oh * g.Wo;
-          const T* row = src + (oh - r.o0) * sh * g.W;
+          const T* row = src + (oh - r.o0) * pitch;
           for (int64_t ow = 0; ow < q.o0; ++ow) d[ow] = 0;
-          if (sw == 1)
+          // With no valid column, q.off may lie far outside the row: not even formed.
+          if (q.o1 > q.o0 && sw == 1)
             copy_run(d + q.o0, row + q.o0 + q.off, q.o1 - q.o0);
-          else
+          else if (q.o1 > q.o0)
             for (int64_t ow = q.o0; ow < q.o1; ++ow) d[ow] = row[ow * sw + q.off];
           for (int64_t ow = q.o1; ow < g.Wo; ++ow) d[ow] = 0;
         }
@@ -217,13 +243,16 @@ void col2im(const T* col, T* gx, const Geometry& g, int64_t nb) {
     for (int64_t n = 0; n < nb; ++n) {
       T* plane = gx + (n * g.C + c) * HW;
       const T* src = col + k * NP + n * P;
-      if (r.o1 == r.o0) continue;
+      if (r.o1 == r.o0 || q.o1 == q.o0) continue;
       T* row = plane + (r.o0 * sh + r.off) * g.W;
+      const int64_t pitch = row_pitch(r, sh, g.W);
       if (sw == 1) {
-        block<Op::add>(row + q.o0 + q.off, sh * g.W, src + r.o0 * g.Wo + q.o0, g.Wo, r.o1 - r.o0, q.o1 - q.o0);
+        block<Op::add>(row + q.o0 + q.off, pitch, src + r.o0 * g.Wo + q.o0, g.Wo, r.o1 - r.o0, q.o1 - q.o0);
       } else {
-        for (int64_t oh = r.o0; oh < r.o1; ++oh, row += sh * g.W)
-          for (int64_t ow = q.o0; ow < q.o1; ++ow) row[ow * sw + q.off] += src[oh * g.Wo + ow];
+        for (int64_t oh = r.o0; oh < r.o1; ++oh) {
+          T* rr = row + (oh - r.o0) * pitch;
+          for (int64_t ow = q.o0; ow < q.o1; ++ow) rr[ow * sw + q.off] += src[oh * g.Wo + ow];
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 // Malformed IDX files, written into a temporary folder: each must give an IOError that
 // names the file and the problem, never a crash, a hang or a huge allocation.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <cstdio>
@@ -217,4 +218,68 @@ TEST_F(IdxFiles, CorruptOrTruncatedGzip) {
   const std::string bad_crc = write("crc.gz", crc);
   EXPECT_THROW_LINE(read_idx(bad_crc), IOError,
                     "read_idx: " + bad_crc + ": corrupt gzip data (incorrect data check)");
+}
+
+// Issue 15: hostile IDX files found by the fuzzer and an outside tester.
+TEST_F(IdxFiles, ZeroItemsWithHugeRowsIsAbsurd) {
+  // 16 bytes: [0, 0xFFFFFFFF, 0xFFFFFFFF]; its strides overflowed int64.
+  const std::string path = write("zero-items", idx(0x803, {0, 0xFFFFFFFF, 0xFFFFFFFF}, 0));
+  EXPECT_THROW_LINE(read_idx(path), IOError,
+                    "read_idx: " + path + ": absurd dimensions [0, 4294967295, 4294967295] in the header");
+  const Tensor none = read_idx(write("no-items", idx(0x803, {0, 28, 28}, 0)));
+  EXPECT_EQ(none.shape(), (Shape{0, 28, 28}));
+  EXPECT_EQ(none.stride(0), 784);
+}
+
+TEST_F(IdxFiles, FifosAreRefusedNotWaitedOn) {
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW_LINE(read_idx(fifo), IOError,
+                    "read_idx: " + fifo + ": is not a regular file (a FIFO, socket or device)");
+  // Through a symlink too.
+  const std::string link = dir_ + "/link";
+  fs::create_symlink(fifo, link);
+  EXPECT_THROW_MSG(read_idx(link), IOError, "read_idx: " + link + ": is not a regular file");
+}
+
+TEST_F(IdxFiles, GzipIsInflatedOnlyAsFarAsTheHeaderSays) {
+  // 10 labels, then 64 MiB of zeros that compress to about 64 KiB: the reader stops one
+  // byte past the 10 it needs instead of inflating everything first.
+  Bytes bomb = idx(0x801, {10}, 10);
+  bomb.resize(bomb.size() + (size_t{64} << 20), 0);
+  const std::string path = write("bomb.gz", gzip(bomb));
+  EXPECT_LT(fs::file_size(path), size_t{1} << 20);
+  EXPECT_THROW_LINE(read_idx(path), IOError,
+                    "read_idx: " + path +
+                        ": trailing data: the header's [10] needs 10 bytes of values, the file has "
+                        "at least 11");
+  // A header that asks for more than the allocation limit fails before inflating anything.
+  const std::string big = write("big.gz", gzip(idx(0x803, {1024, 1024, 1024}, 16)));
+  set_allocation_limit(size_t{64} << 20);
+  EXPECT_THROW_MSG(read_idx(big), OutOfMemoryError,
+                   "allocation of 1073741824 bytes on cpu exceeds the limit of 67108864 bytes");
+  set_allocation_limit(0);
+  // A raw file that is too short fails before allocating what its header asks for.
+  const std::string raw = write("raw", idx(0x803, {1024, 1024, 1024}, 16));
+  EXPECT_THROW_LINE(read_idx(raw), IOError,
+                    "read_idx: " + raw +
+                        ": truncated data: the header's [1024, 1024, 1024] needs 1073741824 bytes "
+                        "of values, the file has 16");
+}
+
+TEST_F(IdxFiles, GzipMembersAfterTheDataAreChecked) {
+  // The data ends with the first member; a second member holding more bytes is trailing data.
+  const Bytes whole = idx(0x801, {3}, 3);
+  Bytes two = gzip(whole);
+  const Bytes more = gzip(Bytes{1, 2});
+  two.insert(two.end(), more.begin(), more.end());
+  const std::string path = write("more.gz", two);
+  EXPECT_THROW_MSG(read_idx(path), IOError,
+                   "read_idx: " + path + ": trailing data: the header's [3] needs 3 bytes");
+  // An empty member after the data is harmless.
+  Bytes empty_member = gzip(whole);
+  const Bytes nothing = gzip(Bytes{});
+  empty_member.insert(empty_member.end(), nothing.begin(), nothing.end());
+  EXPECT_EQ(read_idx(write("empty-member.gz", empty_member)).to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, 2}));
 }

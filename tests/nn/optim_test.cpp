@@ -2,7 +2,9 @@
 // the same parameters and gradients), state round trips, and device moves.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
+#include <limits>
 
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
@@ -358,4 +360,29 @@ TEST(Optimizer, StateFollowsADTypeChange) {
     EXPECT_NEAR(buf.to_vector<double>()[i], 0.9 * buf32[i] + g[i], 1e-6);
     EXPECT_NEAR(model.weight.to_vector<double>()[i], w[i] - 0.1 * (0.9 * buf32[i] + g[i]), 1e-6);
   }
+}
+
+// Issue 15: a step count that is not a whole number in [0, 2^53] loaded and then failed (or
+// corrupted the bias correction) at the next step(); it is refused on load, with nothing
+// changed.
+TEST(Optimizer, LoadStateDictValidatesAdamStep) {
+  Tensor p = fresh_param();
+  nn::Adam opt({p}, nn::AdamOptions{0.1});
+  p.set_grad(grad_at(0));
+  opt.step();
+  const nn::StateDict sd = opt.state_dict();
+  const std::vector<std::pair<double, std::string>> bad = {
+      {std::nan(""), "nan"}, {1e300, "1e+300"}, {-1, "-1"}, {2.5, "2.5"},
+      {std::numeric_limits<double>::infinity(), "inf"}, {9007199254740994.0, "9.0072e+15"}};
+  for (const auto& [value, text] : bad) {
+    nn::StateDict corrupt = sd;
+    corrupt.insert("state.0.step", scalar_tensor(value, kFloat64));
+    EXPECT_THROW_MSG(opt.load_state_dict(corrupt), ValueError,
+                     "Adam load_state_dict: \"state.0.step\" must be a whole number in [0, 2^53], got " + text);
+  }
+  EXPECT_EQ(opt.state_dict().at("state.0.step").item<double>(), 1);  // unchanged
+  nn::StateDict fine = sd;
+  fine.insert("state.0.step", scalar_tensor(7, kFloat64));
+  opt.load_state_dict(fine);
+  EXPECT_EQ(opt.state_dict().at("state.0.step").item<double>(), 7);
 }

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -218,7 +221,8 @@ TEST(Safetensors, MalformedFilesNameTheProblem) {
       {std::string("\x05\x00\x00", 3), "safetensors: truncated: 3 bytes"},
       {huge, "safetensors: header length 1000 is larger than the file (10 bytes)"},
       {file_bytes("{\"a\":", ""), "safetensors: bad JSON header: invalid JSON at byte 5"},
-      {file_bytes("[1, 2]", ""), "safetensors: the JSON header is not an object"},
+      {file_bytes("[1, 2]", ""), "safetensors: the header does not start with '{'"},
+      {file_bytes(" {}", ""), "safetensors: the header does not start with '{'"},
       {file_bytes("{" + ok_entry + "}", "1234"), "safetensors: tensor \"a\" has data_offsets [0, 8] out of range for a data section of 4 bytes"},
       {file_bytes(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight),
        "safetensors: tensor \"a\" of shape [3] and dtype F32 does not match its data_offsets [0, 8]"},
@@ -239,7 +243,8 @@ TEST(Safetensors, MalformedFilesNameTheProblem) {
       {file_bytes(R"({"m":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", "\x01\x02"),
        "safetensors: tensor \"m\" holds a BOOL byte other than 0 or 1"},
       {file_bytes("{}x", ""), "safetensors: bad JSON header: invalid JSON at byte 2: unexpected text after the value"},
-      {file_bytes(std::string(100, '[') + std::string(100, ']'), ""), "safetensors: bad JSON header: invalid JSON at byte 65: nesting is too deep"},
+      {file_bytes("{\"a\":" + std::string(100, '[') + std::string(100, ']') + "}", ""),
+       "safetensors: bad JSON header: invalid JSON at byte 69: nesting is too deep"},
       {file_bytes("{\"a\x01\":1}", ""), "safetensors: bad JSON header: invalid JSON at byte 3: control character"},
       {file_bytes(R"({"\ud800":1})", ""), "safetensors: bad JSON header: invalid JSON at byte 8: unpaired surrogate"},
   };
@@ -261,7 +266,8 @@ TEST(Safetensors, FileErrorsNameThePath) {
   TempDir dir;
   EXPECT_THROW_MSG(nn::load_file(dir.file("missing.safetensors")), IOError,
                    "load_file: cannot open \"" + dir.file("missing.safetensors") + "\": No such file");
-  EXPECT_THROW_MSG(nn::load_file(dir.file("")), IOError, "load_file: \"");
+  EXPECT_THROW_LINE(nn::load_file(dir.file("")), IOError,
+                    "load_file: cannot open \"" + dir.file("") + "\": is a directory");
   write_bytes(dir.file("short"), "abc");
   EXPECT_THROW_MSG(nn::load_file(dir.file("short")), IOError,
                    "load_file \"" + dir.file("short") + "\": safetensors: truncated: 3 bytes");
@@ -279,9 +285,11 @@ TEST(Safetensors, FailedSaveKeepsThePreviousFile) {
   nn::save_file(nn::StateDict{{"old", tensor({1, 2})}}, path);
   const std::string old_bytes = read_bytes(path);
 
-  // The target is a directory: the rename fails after the temporary was written.
+  // The target is a directory: refused before anything is written.
   fs::create_directory(dir.file("taken"));
-  EXPECT_THROW_MSG(nn::save_file(mixed_dict(), dir.file("taken")), IOError, "save_file: cannot replace");
+  EXPECT_THROW_LINE(nn::save_file(mixed_dict(), dir.file("taken")), IOError,
+                    "save_file: \"" + dir.file("taken") +
+                        "\" exists and is not a regular file; refusing to replace it");
 
   // The disk "fills up" mid-write: the file size limit makes write() fail with EFBIG.
   rlimit previous{};
@@ -359,4 +367,134 @@ TEST(Json, ParsesAndQuotes) {
   EXPECT_EQ(nn::json::quote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
   for (const char* bad : {"", "01", "1.", "-", "[1,]", "{\"a\" 1}", "\"abc", "tru", "1e", "\"\\x\"", "{1:2}"})
     EXPECT_THROW_MSG(nn::json::parse(bad), IOError, "invalid JSON at byte");
+}
+
+// Issue 15: files the reference implementation rejects are rejected here too.
+TEST(Safetensors, AsStrictAsTheReferenceImplementation) {
+  const std::string eight(8, '\0');
+  struct Case {
+    std::string bytes, message;
+  };
+  const std::vector<Case> cases = {
+      // A gap between two tensors, before the first, and bytes after the last.
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[2],"data_offsets":[6,8]}})", eight),
+       "safetensors: 2 bytes of the data section before tensor \"b\" belong to no tensor"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight),
+       "safetensors: 4 bytes of the data section before tensor \"a\" belong to no tensor"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", eight),
+       "safetensors: 4 trailing bytes after the last tensor's data"},
+      {file_bytes("{}", "x"), "safetensors: 1 trailing bytes after the last tensor's data"},
+      // Names and metadata must be UTF-8 (the header is JSON text).
+      {file_bytes("{\"\xff\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}}", ""),
+       "safetensors: bad JSON header: invalid JSON at byte 2: invalid UTF-8"},
+      {file_bytes("{\"__metadata__\":{\"k\":\"\xc0\xaf\"}}", ""),
+       "safetensors: bad JSON header: invalid JSON at byte 22: invalid UTF-8"},
+      {file_bytes("{\"\xed\xa0\x80\":1}", ""), "safetensors: bad JSON header: invalid JSON at byte 2: invalid UTF-8"},
+      // [0, 2^62] of F32: empty, but its strides do not fit in int64 bytes.
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[0,4611686018427387904],"data_offsets":[0,0]}})", ""),
+       "safetensors: tensor \"a\" has a shape too large to address: [0, 4611686018427387904] of F32"},
+      {file_bytes(R"({"a":{"dtype":"U8","shape":[9223372036854775808],"data_offsets":[0,0]}})", ""),
+       "safetensors: tensor \"a\" has an invalid shape"},
+  };
+  for (const Case& c : cases) EXPECT_THROW_MSG(nn::decode_safetensors(c.bytes), IOError, c.message);
+  // A zero-size tensor inside another's data is an overlap, as in the reference.
+  EXPECT_THROW_MSG(nn::decode_safetensors(file_bytes(
+                       R"({"z":{"dtype":"F32","shape":[0],"data_offsets":[4,4]},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+                       eight)),
+                   IOError, "safetensors: the data of tensors \"a\" and \"z\" overlap");
+  // At a boundary it is fine; valid UTF-8 names load.
+  const auto ok = nn::decode_safetensors(file_bytes(
+      "{\"z\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,8]},\"\xc3\xa9\":{\"dtype\":\"F32\","
+      "\"shape\":[2],\"data_offsets\":[0,8]}}",
+      std::string("\0\0\x80\x3f\0\0\0\x40", 8)));
+  EXPECT_EQ(ok.tensors.at("\xc3\xa9").to_vector<float>(), (std::vector<float>{1, 2}));
+  EXPECT_EQ(ok.tensors.at("z").numel(), 0);
+  // What Ember cannot read back, it does not write.
+  EXPECT_THROW_MSG(nn::encode_safetensors(nn::StateDict{{"bad\xff", zeros({1})}}), ValueError,
+                   "encode_safetensors: the name \"bad\xff\" is not valid UTF-8");
+  EXPECT_THROW_MSG(nn::encode_safetensors(nn::StateDict{}, {{"k", "\xe2\x82"}}), ValueError,
+                   "encode_safetensors: metadata \"k\" is not valid UTF-8");
+}
+
+TEST(Safetensors, FifosAreRefusedNotWaitedOn) {
+  TempDir dir;
+  const std::string fifo = dir.file("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW_LINE(nn::load_file(fifo), IOError,
+                    "load_file: cannot open \"" + fifo + "\": is not a regular file (a FIFO, socket or device)");
+  EXPECT_THROW_LINE(nn::save_file(mixed_dict(), fifo), IOError,
+                    "save_file: \"" + fifo + "\" exists and is not a regular file; refusing to replace it");
+  EXPECT_THROW_MSG(nn::check_writable(fifo), IOError, "save_file: \"" + fifo + "\" exists and is not");
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));  // still a FIFO
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"fifo"});
+}
+
+TEST(Safetensors, SavingThroughASymlinkReplacesItsTarget) {
+  TempDir dir;
+  fs::create_directory(dir.file("real"));
+  const std::string target = dir.file("real/ckpt.safetensors"), link = dir.file("link.safetensors");
+  nn::save_file(nn::StateDict{{"old", tensor({1})}}, target);
+  fs::create_symlink("real/ckpt.safetensors", link);  // relative, as users make them
+  nn::save_file(nn::StateDict{{"new", tensor({2})}}, link);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(nn::load_file(target).keys(), std::vector<std::string>{"new"});
+  EXPECT_EQ(nn::load_file(link).at("new").to_vector<float>(), std::vector<float>{2});
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"link.safetensors", "real"}));
+  // A dangling symlink and a symlink to a directory are refused.
+  fs::create_symlink("nowhere", dir.file("dangling"));
+  EXPECT_THROW_LINE(nn::save_file(mixed_dict(), dir.file("dangling")), IOError,
+                    "save_file: \"" + dir.file("dangling") + "\" is a dangling symlink");
+  fs::create_symlink("real", dir.file("to-dir"));
+  EXPECT_THROW_MSG(nn::save_file(mixed_dict(), dir.file("to-dir")), IOError,
+                   "save_file: \"" + dir.file("to-dir") + "\" exists and is not a regular file");
+}
+
+TEST(Safetensors, ReadOnlyCheckpointsAreRefusedEvenForRoot) {
+  TempDir dir;
+  const std::string path = dir.file("frozen.safetensors");
+  nn::save_file(nn::StateDict{{"keep", tensor({5})}}, path);
+  ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
+  EXPECT_THROW_LINE(nn::save_file(nn::StateDict{{"new", tensor({1})}}, path), IOError,
+                    "save_file: \"" + path + "\" is read-only (its mode has no write bit); refusing to replace it");
+  EXPECT_THROW_MSG(nn::check_writable(path), IOError, "save_file: \"" + path + "\" is read-only");
+  EXPECT_EQ(nn::load_file(path).keys(), std::vector<std::string>{"keep"});
+  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  nn::check_writable(path);
+  nn::save_file(nn::StateDict{{"new", tensor({1})}}, path);
+  EXPECT_EQ(nn::load_file(path).keys(), std::vector<std::string>{"new"});
+  EXPECT_THROW_MSG(nn::check_writable(dir.file("missing/x")), IOError,
+                   "save_file: cannot create a file next to \"" + dir.file("missing/x") + "\"");
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"frozen.safetensors"});  // no probe left
+}
+
+TEST(Safetensors, StaleTemporariesOfKilledSavesAreRemoved) {
+  TempDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  // A pid that is not alive: a child that has exited and been reaped.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);
+  const std::string dead = std::to_string(child), alive = std::to_string(::getpid());
+  auto make = [&](const std::string& name, bool old) {
+    write_bytes(dir.file(name), "partial");
+    if (old) {
+      const auto t = fs::last_write_time(dir.file(name)) - std::chrono::hours(2);
+      fs::last_write_time(dir.file(name), t);
+    }
+  };
+  make("ckpt.safetensors.tmp-" + dead + "-AbC123", true);      // stale: removed
+  make("ckpt.safetensors.tmp-" + dead + "-XyZ789", false);     // recent: kept
+  make("ckpt.safetensors.tmp-" + alive + "-QwE456", true);     // alive: kept
+  make("ckpt.safetensors.tmp-" + dead + "-toolong1", true);    // not our pattern: kept
+  make("other.safetensors.tmp-" + dead + "-AbC123", true);     // another file's: kept
+  make("ckpt.safetensors.tmp-AbC123", true);                   // no pid: kept
+  nn::save_file(nn::StateDict{{"w", tensor({1})}}, path);
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{
+                               "ckpt.safetensors", "ckpt.safetensors.tmp-" + alive + "-QwE456",
+                               "ckpt.safetensors.tmp-" + dead + "-XyZ789",
+                               "ckpt.safetensors.tmp-" + dead + "-toolong1",
+                               "ckpt.safetensors.tmp-AbC123", "other.safetensors.tmp-" + dead + "-AbC123"}));
 }

@@ -1,0 +1,141 @@
+// Issue 15: the mnist example checks its outputs before training, reports every write error
+// with a non-zero exit, and refuses a test split of no images instead of printing "-nan %".
+// Runs the built binary; skipped in builds without examples.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs the mnist binary with args through sh (prefix: shell commands before exec).
+Outcome mnist(const std::string& args, const std::string& prefix = "") {
+  const std::string binary = std::string(EMBER_BINARY_DIR) + "/examples/mnist";
+  const std::string cmd = prefix + "exec '" + binary + "' --device cpu " + args + " 2>&1";
+  Outcome r;
+  FILE* p = ::popen(("sh -c \"" + cmd + "\"").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int st = ::pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+void write_idx(const std::string& path, uint32_t magic, const std::vector<uint32_t>& dims) {
+  std::vector<uint8_t> b;
+  auto put = [&](uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8) b.push_back(static_cast<uint8_t>(v >> s));
+  };
+  put(magic);
+  size_t count = 1;
+  for (uint32_t d : dims) put(d), count *= d;
+  for (size_t i = 0; i < count; ++i) b.push_back(static_cast<uint8_t>(i % 10));
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<long>(b.size()));
+}
+
+class MnistCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(std::string(EMBER_BINARY_DIR) + "/examples/mnist"))
+      GTEST_SKIP() << "the mnist example is not built (EMBER_BUILD_EXAMPLES=OFF)";
+    std::string tmpl = (fs::temp_directory_path() / "ember_mnist_cli_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  std::string dir_;
+};
+
+}  // namespace
+
+TEST_F(MnistCli, SaveIntoAMissingDirectoryFailsBeforeTraining) {
+  const std::string path = dir_ + "/missing/model.safetensors";
+  const Outcome r = mnist("--epochs 1 --save " + path);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output, "mnist: save_file: cannot create a file next to \"" + path +
+                          "\": No such file or directory\n");
+}
+
+TEST_F(MnistCli, SaveOntoAFifoOrReadOnlyFileFailsBeforeTraining) {
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Outcome r = mnist("--epochs 1 --save " + fifo);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output, "mnist: save_file: \"" + fifo +
+                          "\" exists and is not a regular file; refusing to replace it\n");
+  const std::string frozen = dir_ + "/frozen.safetensors";
+  std::ofstream(frozen) << "old";
+  ASSERT_EQ(::chmod(frozen.c_str(), 0444), 0);
+  r = mnist("--epochs 1 --save " + frozen);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output.rfind("mnist: save_file: \"" + frozen + "\" is read-only", 0), 0u) << r.output;
+}
+
+TEST_F(MnistCli, MetricsThatCannotBeWrittenFailBeforeTraining) {
+  const std::string path = dir_ + "/missing/metrics.csv";
+  const Outcome r = mnist("--epochs 1 --metrics " + path);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output, "mnist: cannot write metrics file " + path + ": No such file or directory\n");
+}
+
+TEST_F(MnistCli, MetricsLostToAFailingDeviceAreAnError) {
+  // A file size limit of 512 bytes makes a write fail (EFBIG) after a few metrics lines, as
+  // a full disk would; SIGXFSZ is ignored so that write() returns the error.
+  const std::string path = dir_ + "/metrics.csv";
+  const Outcome r = mnist("--epochs 1 --log-interval 1 --metrics " + path, "trap '' XFSZ; ulimit -f 1; ");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("mnist: cannot write metrics file " + path + ": File too large\n"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(MnistCli, NoTestImagesIsAClearError) {
+  write_idx(dir_ + "/train-images-idx3-ubyte", 0x803, {4, 28, 28});
+  write_idx(dir_ + "/train-labels-idx1-ubyte", 0x801, {4});
+  write_idx(dir_ + "/t10k-images-idx3-ubyte", 0x803, {0, 28, 28});
+  write_idx(dir_ + "/t10k-labels-idx1-ubyte", 0x801, {0});
+  const Outcome r = mnist("--epochs 1 --data " + dir_);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output, "mnist: the test split in " + dir_ +
+                          " holds no images; there is nothing to measure accuracy on\n");
+  EXPECT_EQ(r.output.find("nan"), std::string::npos);
+}
+
+TEST_F(MnistCli, ASuccessfulRunWritesItsOutputs) {
+  write_idx(dir_ + "/train-images-idx3-ubyte", 0x803, {8, 28, 28});
+  write_idx(dir_ + "/train-labels-idx1-ubyte", 0x801, {8});
+  write_idx(dir_ + "/t10k-images-idx3-ubyte", 0x803, {4, 28, 28});
+  write_idx(dir_ + "/t10k-labels-idx1-ubyte", 0x801, {4});
+  const Outcome r = mnist("--epochs 1 --batch-size 4 --log-interval 1 --data " + dir_ + " --save " + dir_ +
+                      "/m.safetensors --metrics " + dir_ + "/m.csv");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(fs::is_regular_file(dir_ + "/m.safetensors"));
+  std::ifstream csv(dir_ + "/m.csv");
+  std::string header, line1, line2, line3;
+  std::getline(csv, header);
+  std::getline(csv, line1);
+  std::getline(csv, line2);
+  std::getline(csv, line3);
+  EXPECT_EQ(header, "epoch,batch,loss,test_accuracy");
+  EXPECT_EQ(line1.rfind("1,1,", 0), 0u) << line1;
+  EXPECT_EQ(line2.rfind("1,2,", 0), 0u) << line2;
+  EXPECT_EQ(line3.rfind("1,,,", 0), 0u) << line3;
+}
