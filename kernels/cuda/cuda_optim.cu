@@ -143,7 +143,7 @@ void CudaBackend::sgd_step(const std::vector<Tensor>& params, const std::vector<
     EMBER_DISPATCH_FLOATING(dt, "sgd_step", [&] {
       using T = scalar_t;
       for_each_chunk<T, 3>(lists, [&](const TensorLists<T, 3>& tl, int blocks) {
-        sgd_kernel<<<blocks, kThreads, 0, cuda_detail::stream(dev)>>>(tl, p);
+        EMBER_LAUNCH(sgd_kernel, blocks, kThreads, 0, cuda_detail::stream(dev), tl, p);
         EMBER_CUDA_LAUNCH_CHECK();
       });
     });
@@ -172,7 +172,7 @@ void CudaBackend::adam_step(const std::vector<Tensor>& params, const std::vector
     EMBER_DISPATCH_FLOATING(dt, "adam_step", [&] {
       using T = scalar_t;
       for_each_chunk<T, 4>(lists, [&](const TensorLists<T, 4>& tl, int blocks) {
-        adam_kernel<<<blocks, kThreads, 0, cuda_detail::stream(dev)>>>(tl, p, k);
+        EMBER_LAUNCH(adam_kernel, blocks, kThreads, 0, cuda_detail::stream(dev), tl, p, k);
         EMBER_CUDA_LAUNCH_CHECK();
       });
     });
