@@ -35,14 +35,16 @@ void mark_in_stream_order(int device, void* p, size_t n, bool usable) {
     size_t n;
     bool usable;
   };
+  auto mark = std::make_unique<Mark>(Mark{p, n, usable});
   EMBER_CUDA_CHECK(cudaLaunchHostFunc(
       cuda_detail::stream(device),
       [](void* m) {
-        const std::unique_ptr<Mark> mark(static_cast<Mark*>(m));
-        if (mark->usable) ASAN_UNPOISON_MEMORY_REGION(mark->p, mark->n);
-        else ASAN_POISON_MEMORY_REGION(mark->p, mark->n);
+        const std::unique_ptr<Mark> owned(static_cast<Mark*>(m));
+        if (owned->usable) ASAN_UNPOISON_MEMORY_REGION(owned->p, owned->n);
+        else ASAN_POISON_MEMORY_REGION(owned->p, owned->n);
       },
-      new Mark{p, n, usable}));
+      mark.get()));
+  (void)mark.release();  // queued: the function owns it now
 }
 #else
 void mark_in_stream_order(int, void*, size_t, bool) {}

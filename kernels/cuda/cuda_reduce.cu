@@ -201,8 +201,8 @@ void run_reduce(const Tensor& out, const Tensor& in, const Plan& p, Op op, A ini
   To* o = static_cast<To*>(out.raw_data());
   const T* x = static_cast<const T*>(in.raw_data());
   if (p.n_in < kBlock) {
-    EMBER_LAUNCH(reduce_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s,
-        o, x, p.outer, p.inner, p.n_out, p.n_in, op, init, scale);
+    EMBER_LAUNCH(reduce_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, o, x, p.outer, p.inner,
+                 p.n_out, p.n_in, op, init, scale);
     EMBER_CUDA_LAUNCH_CHECK();
     return;
   }
@@ -216,17 +216,16 @@ void run_reduce(const Tensor& out, const Tensor& in, const Plan& p, Op op, A ini
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tasks, target * 8));
   if (splits == 1) {
     EMBER_LAUNCH((reduce_block_kernel<true, T, A, To>), grid, kBlock, 0, s, o, nullptr, x, p.outer, p.inner, p.n_out,
-                                                                 p.n_in, 1, chunk, op, init, scale);
+                 p.n_in, 1, chunk, op, init, scale);
     EMBER_CUDA_LAUNCH_CHECK();
     return;
   }
   cuda_detail::DeviceBuffer partial(dev, static_cast<size_t>(tasks) * sizeof(A));
   EMBER_LAUNCH((reduce_block_kernel<false, T, A, To>), grid, kBlock, 0, s, o, partial.as<A>(), x, p.outer, p.inner,
-                                                                p.n_out, p.n_in, splits, chunk, op, init,
-                                                                scale);
+               p.n_out, p.n_in, splits, chunk, op, init, scale);
   EMBER_CUDA_LAUNCH_CHECK();
   EMBER_LAUNCH(reduce_finish_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, o, partial.as<A>(), p.n_out,
-                                                                              splits, op, init, scale);
+               splits, op, init, scale);
   EMBER_CUDA_LAUNCH_CHECK();
 }
 
@@ -283,10 +282,10 @@ void CudaBackend::reduce_with_index(ReduceOp op, const Tensor& values, const Ten
     const ArgCombine<T> comb{op == ReduceOp::Max};
     if (p.n_in < kBlock)
       EMBER_LAUNCH(arg_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, pv, pi, x, p.outer, stride,
-                                                                               p.n_out, p.n_in, comb);
+                   p.n_out, p.n_in, comb);
     else
-      EMBER_LAUNCH(arg_block_kernel, static_cast<unsigned>(std::min<int64_t>(p.n_out, 65535)), kBlock, 0, s,
-          pv, pi, x, p.outer, stride, p.n_out, p.n_in, comb);
+      EMBER_LAUNCH(arg_block_kernel, static_cast<unsigned>(std::min<int64_t>(p.n_out, 65535)), kBlock, 0, s, pv, pi, x,
+                   p.outer, stride, p.n_out, p.n_in, comb);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

@@ -11,6 +11,7 @@
 
 #include "ember/kernels/cuda/emulation/sanitizer.h"
 #if defined(EMBER_EMULATION_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -153,6 +154,10 @@ Fiber::~Fiber() { release_stack(); }
 
 void Fiber::release_stack() {
   if (!stack_.mapping) return;
+#if defined(EMBER_EMULATION_ASAN)
+  // A fiber abandoned at a barrier (its block faulted) leaves its frames' redzones behind.
+  __asan_unpoison_memory_region(stack_.bottom(), stack_.size());
+#endif
   t_pool.give(stack_);
   stack_ = FiberStack();
 }
@@ -205,8 +210,9 @@ void Fiber::exit_to_caller() {
 #if defined(EMBER_EMULATION_USE_UCONTEXT)
   setcontext(&caller_context_);
 #else
-  void* unused = nullptr;
-  ember_emulation_swap(&unused, caller_sp_);
+  // Saves into a member, not a local: under AddressSanitizer locals may live on the fake
+  // stack that the call above has just destroyed.
+  ember_emulation_swap(&sp_, caller_sp_);
 #endif
   __builtin_unreachable();
 }
