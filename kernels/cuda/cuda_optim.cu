@@ -26,6 +26,17 @@ struct TensorLists {
   int block_chunk[kMaxBlocks];
 };
 
+#if defined(EMBER_CUDA_EMULATED)
+// The emulator checks these pointers like direct kernel arguments (emulation/launch.h).
+template <class T, int L>
+std::vector<const void*> emulated_pointers(const TensorLists<T, L>& tl) {
+  std::vector<const void*> p;
+  for (int k = 0; k < L; ++k)
+    for (int t = 0; t < kMaxTensors; ++t) p.push_back(tl.ptr[k][t]);
+  return p;
+}
+#endif
+
 // ---------------------------------------------------------------------------------------
 // kernels
 

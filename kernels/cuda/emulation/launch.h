@@ -32,12 +32,24 @@ EMBER_API void run_grid(const LaunchConfig& config, int device, void (*thread)(v
 /// Runs work on the stream: now, or at its next synchronisation with deferred streams.
 EMBER_API void submit(cudaStream_t stream, int device, void (*work)(void*), std::shared_ptr<void> context);
 
+// A parameter struct that carries pointers (multi-tensor lists) lists them through a
+// function emulated_pointers(const S&) found next to it (argument-dependent lookup).
+template <class T, class = void>
+struct CarriesPointers : std::false_type {};
+template <class T>
+struct CarriesPointers<T, std::void_t<decltype(emulated_pointers(std::declval<const T&>()))>> : std::true_type {};
+
 template <class T>
 bool check_argument(int device, const T& value, const char* kernel, int argument) {
-  if constexpr (std::is_pointer<T>::value)
+  if constexpr (std::is_pointer<T>::value) {
     return value == nullptr || check_kernel_pointer(device, value, kernel, argument);
-  else
+  } else if constexpr (CarriesPointers<T>::value) {
+    for (const void* p : emulated_pointers(value))
+      if (p && !check_kernel_pointer(device, p, kernel, argument)) return false;
     return true;
+  } else {
+    return true;
+  }
 }
 
 template <class Kernel, class... Args>

@@ -112,6 +112,31 @@ TEST(EmulatedRuntime, AnotherDevicesMemoryNeedsPeerAccess) {
   EXPECT_EQ(back, std::vector<float>(32, 3.0f));
 }
 
+TEST(EmulatedRuntime, PointersInsideAKernelsParameterStructAreCheckedToo) {
+  ClearEmulatorErrors clear;
+  if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
+  OnDevice on0(0);
+  cudaDeviceDisablePeerAccess(1);
+  cudaGetLastError();
+  const Tensor param = zeros({8}, TensorOptions().device(Device::cuda(0)));
+  const Tensor grad = ones({8}, TensorOptions().device(Device::cuda(1)));  // the wrong device
+  SgdParams sgd;
+  sgd.lr = 0.5;
+  try {
+    NoGradGuard no_grad;
+    backend_for(Device::cuda(0)).sgd_step({param}, {grad}, {}, sgd);  // lists travel in a struct
+    ADD_FAILURE() << "no error";
+  } catch (const CudaError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("an illegal memory access was encountered (emulated: cuda:0: kernel sgd_kernel argument 0: "),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find(" is memory of cuda:1, used on cuda:0 without peer access"), std::string::npos) << msg;
+  }
+  emulation::clear_errors();
+  EXPECT_EQ(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+}
+
 TEST(EmulatedRuntime, CopiesCheckBothEndsAndTheirLengths) {
   ClearEmulatorErrors clear;
   DeviceArray<float> d(16);
