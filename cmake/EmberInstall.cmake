@@ -9,13 +9,16 @@ install(TARGETS ember EXPORT EmberTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ember.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember)
-foreach(_dir core core/ops core/autograd nn data)
+foreach(_dir core core/ops core/autograd nn nn/models data)
   file(GLOB _headers CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${_dir}/*.h")
   install(FILES ${_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/${_dir})
 endforeach()
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Ember)
 install(EXPORT EmberTargets NAMESPACE Ember:: DESTINATION ${_cmake_dir})
+# The build tree is a package too: find_package(Ember) with -DEmber_DIR=<build folder> uses
+# it without installing (headers from the source tree, the library from the build).
+export(EXPORT EmberTargets NAMESPACE Ember:: FILE "${CMAKE_CURRENT_BINARY_DIR}/EmberTargets.cmake")
 configure_package_config_file(cmake/EmberConfig.cmake.in
   "${CMAKE_CURRENT_BINARY_DIR}/EmberConfig.cmake" INSTALL_DESTINATION ${_cmake_dir})
 write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/EmberConfigVersion.cmake"
@@ -23,12 +26,12 @@ write_basic_package_version_file("${CMAKE_CURRENT_BINARY_DIR}/EmberConfigVersion
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/EmberConfig.cmake"
   "${CMAKE_CURRENT_BINARY_DIR}/EmberConfigVersion.cmake" DESTINATION ${_cmake_dir})
 
+# A shared libember carries its own dependencies; a static one hands them to the final link.
 set(EMBER_PC_LIBS "-lember")
-set(EMBER_PC_REQUIRES "eigen3 zlib")
 set(EMBER_PC_CFLAGS "")
 if(NOT BUILD_SHARED_LIBS)
   set(EMBER_PC_CFLAGS "-DEMBER_STATIC")
-  set(EMBER_PC_LIBS "-lember -fopenmp -lpthread")
+  set(EMBER_PC_LIBS "-lember -lz -fopenmp -lpthread")
   if(EMBER_WITH_CUDA AND NOT EMBER_CUDA_EMULATED)
     string(APPEND EMBER_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcudnn -ldl -lrt")
   endif()

@@ -1,6 +1,8 @@
 # Warnings for Ember's own code; EMBER_WERROR turns them into errors (CI does).
 function(ember_set_warnings target)
-  set(_w -Wall -Wextra)
+  # -Werror=switch always: every switch over an op enum lists every op (core/op_kinds.h), so a
+  # new op that some table forgets fails to compile instead of misbehaving at run time.
+  set(_w -Wall -Wextra -Werror=switch)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     # GCC 12 reports false -Wmaybe-uninitialized inside its own AVX-512 headers when Eigen
     # code is inlined with -march=native (DESIGN.md, Warnings).

@@ -23,6 +23,13 @@ void Backend::copy_between_devices(void*, Device, const void*, Device, size_t) {
   not_implemented("copy_between_devices");
 }
 void Backend::synchronize(Device) {}
+
+Tensor Backend::contiguous(const Tensor& t) {
+  if (!t.defined() || t.is_contiguous()) return t;
+  Tensor c = detail::make_empty(t.shape(), t.dtype(), t.device());
+  copy(c, t);
+  return c;
+}
 void Backend::fill(const Tensor&, double) { not_implemented("fill"); }
 void Backend::arange(const Tensor&, double, double) { not_implemented("arange"); }
 void Backend::random(const Tensor&, RandomKind, double, double, uint64_t, uint64_t) {

@@ -34,6 +34,10 @@ class EMBER_API Backend {
                                     Device src_device, size_t nbytes);
   /// Waits until all queued work on device is done; surfaces asynchronous errors.
   virtual void synchronize(Device device);
+  /// t itself when undefined or contiguous, else a contiguous copy made with this backend's
+  /// own copy(): how kernels densify an operand (never through op front-ends, which record
+  /// autograd).
+  Tensor contiguous(const Tensor& t);
 
   // ---- creation ----
   virtual void fill(const Tensor& out, double value);

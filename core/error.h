@@ -8,35 +8,73 @@
 
 namespace ember {
 
+/// What kind of error an ember::Error is, to branch on without a dynamic_cast chain.
+enum class ErrorKind {
+  Error,           // the base class itself
+  Value,           // ValueError
+  DeviceMismatch,  // DeviceMismatchError
+  Shape,           // ShapeError
+  DType,           // DTypeError
+  Device,          // DeviceError
+  NotCompiled,     // NotCompiledError
+  NotImplemented,  // NotImplementedError
+  Index,           // IndexError
+  IO,              // IOError
+  Autograd,        // AutogradError
+  Cuda,            // CudaError
+  OutOfMemory,     // OutOfMemoryError
+};
+
+/// The class name of a kind: "ValueError", "DeviceMismatchError", ...
+EMBER_API const char* error_kind_name(ErrorKind kind);
+
 /// Base of every error Ember throws.
 class EMBER_API Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message, ErrorKind kind = ErrorKind::Error)
+      : std::runtime_error(message), kind_(kind) {}
+  /// Which subclass this is.
+  ErrorKind kind() const noexcept { return kind_; }
+  /// The subclass's name, e.g. "ShapeError".
+  const char* kind_name() const noexcept { return error_kind_name(kind_); }
+
+ private:
+  ErrorKind kind_;
 };
+
+// Each subclass records its kind, so kind() answers without RTTI.
+#define EMBER_DEFINE_ERROR(Name, Kind) \
+  class EMBER_API Name : public Error { \
+   public:                              \
+    explicit Name(const std::string& message) : Error(message, ErrorKind::Kind) {} \
+  }
+
 /// Bad argument values: device strings, stride 0, dropout p outside [0, 1], ...
-class EMBER_API ValueError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(ValueError, Value);
 /// Tensors of one op live on different devices.
-class EMBER_API DeviceMismatchError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(DeviceMismatchError, DeviceMismatch);
 /// Shapes that do not fit the op.
-class EMBER_API ShapeError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(ShapeError, Shape);
 /// Wrong or mixed dtypes.
-class EMBER_API DTypeError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(DTypeError, DType);
 /// A device that is unavailable or out of range.
-class EMBER_API DeviceError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(DeviceError, Device);
 /// A feature this build does not contain (CUDA in a CPU-only build).
-class EMBER_API NotCompiledError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(NotCompiledError, NotCompiled);
 /// An op that has no implementation on the requested device.
-class EMBER_API NotImplementedError : public Error { using Error::Error; };
-/// An index or class target out of range.
-class EMBER_API IndexError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(NotImplementedError, NotImplemented);
+/// An index or class target out of range, or an unknown name.
+EMBER_DEFINE_ERROR(IndexError, Index);
 /// File and stream problems: missing, truncated, malformed.
-class EMBER_API IOError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(IOError, IO);
 /// Misuse of autograd: freed graph, non-scalar implicit grad, modified saved tensor.
-class EMBER_API AutogradError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(AutogradError, Autograd);
 /// A CUDA, cuBLAS or cuDNN call failed.
-class EMBER_API CudaError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(CudaError, Cuda);
 /// A device allocation failed even after the cache was freed.
-class EMBER_API OutOfMemoryError : public Error { using Error::Error; };
+EMBER_DEFINE_ERROR(OutOfMemoryError, OutOfMemory);
+
+#undef EMBER_DEFINE_ERROR
 
 namespace detail {
 template <class... Args>

@@ -11,6 +11,9 @@ enum class UnaryOp : uint8_t {
   PowScalar,   // x ^ p0
   RPowScalar,  // p0 ^ x
   LogicalNot,  // !x (bool output)
+#ifdef EMBER_EXTRA_UNARY_OP_FOR_TEST
+  ExtraOpForTest,  // tests/CMakeLists.txt: an op that no table handles must not compile
+#endif
 };
 
 /// Elementwise binary ops on two tensors of one dtype (or a tensor and a scalar).
@@ -24,6 +27,96 @@ enum class BinaryOp : uint8_t {
 };
 
 constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::Ge; }
+
+// Every switch over an op enum lists every op and has no default (Ember builds with
+// -Werror=switch): adding an op fails to compile until each table (names, dtype rules,
+// functors, gradients) says what it does with it.
+
+/// The op's name, as in error messages and autograd nodes ("exp", "pow").
+constexpr const char* op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg: return "neg";
+    case UnaryOp::Exp: return "exp";
+    case UnaryOp::Log: return "log";
+    case UnaryOp::Sqrt: return "sqrt";
+    case UnaryOp::Abs: return "abs";
+    case UnaryOp::Relu: return "relu";
+    case UnaryOp::Sigmoid: return "sigmoid";
+    case UnaryOp::Tanh: return "tanh";
+    case UnaryOp::Sign: return "sign";
+    case UnaryOp::Square: return "square";
+    case UnaryOp::Clamp: return "clamp";
+    case UnaryOp::PowScalar: return "pow";
+    case UnaryOp::RPowScalar: return "pow";
+    case UnaryOp::LogicalNot: return "logical_not";
+  }
+  return "unary";  // unreachable for a valid enumerator
+}
+
+constexpr const char* op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add: return "add";
+    case BinaryOp::Sub: return "sub";
+    case BinaryOp::Mul: return "mul";
+    case BinaryOp::Div: return "div";
+    case BinaryOp::Pow: return "pow";
+    case BinaryOp::Maximum: return "maximum";
+    case BinaryOp::Minimum: return "minimum";
+    case BinaryOp::Eq: return "eq";
+    case BinaryOp::Ne: return "ne";
+    case BinaryOp::Lt: return "lt";
+    case BinaryOp::Le: return "le";
+    case BinaryOp::Gt: return "gt";
+    case BinaryOp::Ge: return "ge";
+    case BinaryOp::ReluBackward: return "relu_backward";
+    case BinaryOp::SigmoidBackward: return "sigmoid_backward";
+    case BinaryOp::TanhBackward: return "tanh_backward";
+  }
+  return "binary";
+}
+
+/// True for ops defined on floating dtypes only (DTypeError for integers).
+constexpr bool is_floating_only(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp:
+    case UnaryOp::Log:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Tanh:
+    case UnaryOp::RPowScalar: return true;
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Relu:
+    case UnaryOp::Sign:
+    case UnaryOp::Square:
+    case UnaryOp::Clamp:
+    case UnaryOp::PowScalar:
+    case UnaryOp::LogicalNot: return false;
+  }
+  return false;
+}
+
+constexpr bool is_floating_only(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Div:
+    case BinaryOp::Pow:
+    case BinaryOp::SigmoidBackward:
+    case BinaryOp::TanhBackward: return true;
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+    case BinaryOp::ReluBackward: return false;
+  }
+  return false;
+}
 
 enum class ReduceOp : uint8_t { Sum, Mean, Max, Min };
 

@@ -9,11 +9,12 @@ Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device
   data_ = allocator_->allocate(nbytes, device);
 }
 
-Storage::Storage(void* external, size_t nbytes, Device device)
-    : data_(external), nbytes_(nbytes), device_(device) {}
+Storage::Storage(void* external, size_t nbytes, Device device, std::function<void(void*)> deleter)
+    : data_(external), nbytes_(nbytes), device_(device), deleter_(std::move(deleter)) {}
 
 Storage::~Storage() {
   if (allocator_ && data_) allocator_->deallocate(data_, nbytes_, device_);
+  if (deleter_) deleter_(data_);
 }
 
 }  // namespace ember

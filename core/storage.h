@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "ember/core/allocator.h"
@@ -15,8 +16,10 @@ class EMBER_API Storage {
  public:
   /// Allocates nbytes on device through that device's backend allocator.
   Storage(size_t nbytes, Device device);
-  /// Wraps memory owned elsewhere; it is never freed by Ember.
-  Storage(void* external, size_t nbytes, Device device);
+  /// Wraps memory owned elsewhere: Ember never frees it itself; deleter (when set) is called
+  /// with external once the last tensor or view of this storage is gone.
+  Storage(void* external, size_t nbytes, Device device,
+          std::function<void(void*)> deleter = nullptr);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -33,6 +36,7 @@ class EMBER_API Storage {
   size_t nbytes_ = 0;
   Device device_;
   Allocator* allocator_ = nullptr;  // null for external memory
+  std::function<void(void*)> deleter_;  // external memory's release, if any
   std::atomic<uint64_t> version_{0};
 };
 

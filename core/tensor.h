@@ -11,6 +11,7 @@
 #include "ember/core/dtype.h"
 #include "ember/core/export.h"
 #include "ember/core/shape.h"
+#include "ember/core/array_view.h"
 #include "ember/core/storage.h"
 #include "ember/core/tensor_options.h"
 
@@ -18,6 +19,15 @@ namespace ember {
 
 class Node;
 class TensorImpl;
+
+/// What registered a tensor (an nn::Module) and can say, when that tensor turns up on the
+/// wrong device, how to fix it. Core asks it only while building a device-mismatch message.
+class EMBER_API TensorOwner {
+ public:
+  virtual ~TensorOwner();
+  /// The advice appended to a device-mismatch message about the tensor named tensor_name.
+  virtual std::string device_hint(const std::string& tensor_name) const = 0;
+};
 
 class EMBER_API Tensor {
  public:
@@ -54,6 +64,11 @@ class EMBER_API Tensor {
   template <class T> T item() const;
   /// All values in row-major order, converted to T (copies to the host).
   template <class T> std::vector<T> to_vector() const;
+  /// The values of a contiguous CPU tensor in place, without a copy; T must match dtype
+  /// (DTypeError), and a CUDA or non-contiguous tensor is a ValueError (use .cpu() or
+  /// .contiguous() first). Valid while the storage lives: a later Module::to or copy_ from
+  /// another device replaces it.
+  template <class T> ArrayView<const T> values() const;
 
   // ---- devices and dtypes ----
   /// This tensor on device (itself when already there).
@@ -146,6 +161,7 @@ class EMBER_API TensorImpl {
   std::shared_ptr<Node> grad_fn;          // null for leaves
   std::weak_ptr<Node> grad_accumulator;   // leaves: the node that sums into grad
   std::string name;                       // set by Module registration
+  std::weak_ptr<const TensorOwner> owner; // the registering module, for device hints
 
   Device device() const { return storage->device(); }
   int64_t numel() const { return numel_of(shape); }
@@ -171,6 +187,15 @@ T* Tensor::data_ptr() const {
     raise<DTypeError>("data_ptr: requested ", dtype_name(dtype_of<T>::value),
                       " from a tensor of dtype ", dtype_name(dtype()));
   return static_cast<T*>(impl_->data());
+}
+
+template <class T>
+ArrayView<const T> Tensor::values() const {
+  if (device() != Device::cpu())
+    raise<ValueError>("values: the tensor is on ", device().str(), "; copy it to the CPU with .cpu() first");
+  if (!is_contiguous())
+    raise<ValueError>("values: the tensor is not contiguous; call .contiguous() first");
+  return ArrayView<const T>(data_ptr<T>(), static_cast<size_t>(numel()));
 }
 
 /// Prints values (at most a few per dim), shape, dtype and device.

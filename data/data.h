@@ -4,5 +4,6 @@
 #include "ember/data/dataset.h"
 #include "ember/data/idx.h"
 #include "ember/data/mnist.h"
+#include "ember/data/parse.h"
 #include "ember/data/tensor_dataset.h"
 #include "ember/data/transforms.h"

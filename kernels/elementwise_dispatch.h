@@ -10,10 +10,14 @@
 
 namespace ember {
 
+// Each switch below lists every op and has no default (-Werror=switch): a new op in
+// core/op_kinds.h does not compile until it is dispatched here, or said not to be.
+
 /// Calls body(functor) for a unary op on element type T (not LogicalNot); DTypeError when
 /// the op needs a floating T.
 template <class T, class Body>
 void with_unary(UnaryOp op, double p0, double p1, const Body& body) {
+  constexpr bool floating = std::is_floating_point<T>::value;
   switch (op) {
     case UnaryOp::Neg: return body(fn::Neg{});
     case UnaryOp::Abs: return body(fn::Abs{});
@@ -23,20 +27,14 @@ void with_unary(UnaryOp op, double p0, double p1, const Body& body) {
     case UnaryOp::Clamp: return body(fn::Clamp<T>{static_cast<T>(p0), static_cast<T>(p1)});
     case UnaryOp::PowScalar: return body(fn::PowScalar<T>{static_cast<T>(p0)});
     case UnaryOp::RPowScalar: return body(fn::RPowScalar<T>{static_cast<T>(p0)});
-    default: break;
+    case UnaryOp::Exp: if constexpr (floating) return body(fn::Exp{}); break;
+    case UnaryOp::Log: if constexpr (floating) return body(fn::Log{}); break;
+    case UnaryOp::Sqrt: if constexpr (floating) return body(fn::Sqrt{}); break;
+    case UnaryOp::Sigmoid: if constexpr (floating) return body(fn::Sigmoid{}); break;
+    case UnaryOp::Tanh: if constexpr (floating) return body(fn::Tanh{}); break;
+    case UnaryOp::LogicalNot: break;  // bool in, bool out: the backends' own loop
   }
-  if constexpr (std::is_floating_point<T>::value) {
-    switch (op) {
-      case UnaryOp::Exp: return body(fn::Exp{});
-      case UnaryOp::Log: return body(fn::Log{});
-      case UnaryOp::Sqrt: return body(fn::Sqrt{});
-      case UnaryOp::Sigmoid: return body(fn::Sigmoid{});
-      case UnaryOp::Tanh: return body(fn::Tanh{});
-      default: break;
-    }
-  }
-  raise<DTypeError>("unary op ", static_cast<int>(op), " does not support dtype ",
-                    dtype_name(dtype_of<T>::value));
+  raise<DTypeError>(op_name(op), " does not support dtype ", dtype_name(dtype_of<T>::value));
 }
 
 /// Calls body(functor) for an arithmetic binary op (or a gradient written as one).
@@ -53,9 +51,14 @@ void with_binary(BinaryOp op, const Body& body) {
     case BinaryOp::ReluBackward: return body(fn::ReluBackward{});
     case BinaryOp::SigmoidBackward: return body(fn::SigmoidBackward{});
     case BinaryOp::TanhBackward: return body(fn::TanhBackward{});
-    default: break;
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge: break;  // with_comparison
   }
-  raise<ValueError>("binary op ", static_cast<int>(op), " is not arithmetic");
+  raise<ValueError>(op_name(op), " is not an arithmetic op");
 }
 
 /// Calls body(functor) for a comparison.
@@ -68,9 +71,18 @@ void with_comparison(BinaryOp op, const Body& body) {
     case BinaryOp::Le: return body(fn::Le{});
     case BinaryOp::Gt: return body(fn::Gt{});
     case BinaryOp::Ge: return body(fn::Ge{});
-    default: break;
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Pow:
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum:
+    case BinaryOp::ReluBackward:
+    case BinaryOp::SigmoidBackward:
+    case BinaryOp::TanhBackward: break;  // with_binary
   }
-  raise<ValueError>("binary op ", static_cast<int>(op), " is not a comparison");
+  raise<ValueError>(op_name(op), " is not a comparison");
 }
 
 }  // namespace ember

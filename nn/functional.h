@@ -4,6 +4,7 @@
 #include "ember/core/ops/conv.h"
 #include "ember/core/ops/dropout.h"
 #include "ember/core/ops/elementwise.h"
+#include "ember/core/ops/embedding.h"
 #include "ember/core/ops/linalg.h"
 #include "ember/core/ops/loss.h"
 #include "ember/core/ops/norm.h"
@@ -19,6 +20,7 @@ using ember::conv2d;
 using ember::cross_entropy;
 using ember::dropout;
 using ember::dropout2d;
+using ember::embedding;
 using ember::flatten;
 using ember::linear;
 using ember::log_softmax;

@@ -1,5 +1,6 @@
 #include "ember/nn/module.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -79,8 +80,62 @@ void clear_grads(const std::vector<Tensor>& params, bool set_to_none) {
 }
 }  // namespace detail
 
-Module::Module(std::string type_name) : type_name_(std::move(type_name)) {}
+namespace detail {
+
+class ModuleRecord;
+namespace {
+// The modules whose operator() is running on this thread, outermost first.
+thread_local std::vector<const ModuleRecord*> t_running;
+}  // namespace
+
+// What a module's registered tensors point back to (TensorImpl::owner): its type, whether
+// to(device) ever moved it, and the module it was first registered under. Separate from the
+// Module because registration runs in constructors, before any shared_ptr owns the module.
+class ModuleRecord : public TensorOwner {
+ public:
+  explicit ModuleRecord(std::string type) : type_name(std::move(type)) {}
+
+  // The seeds' pitfall: a sub-model created outside, used inside forward, never registered,
+  // so model.to(device) left it behind. Name it instead of giving the generic hint.
+  std::string device_hint(const std::string& tensor_name) const override {
+    if (moved.load() || !running_module_was_moved()) return "";
+    std::shared_ptr<const ModuleRecord> up = parent.lock();
+    const ModuleRecord* root = this;
+    while (up) {
+      root = up.get();
+      up = up->parent.lock();
+    }
+    return ember::detail::concat(
+        tensor_name, " belongs to ", root->type_name,
+        ", a module that to(device) never moved while another module was moved: register it "
+        "under your model with register_module(...) so that model.to(device) moves it, or move "
+        "it with .to(device)");
+  }
+
+  static bool running_module_was_moved() {
+    for (const ModuleRecord* r : t_running)
+      if (r->moved.load()) return true;
+    return false;
+  }
+
+  std::string type_name;
+  std::atomic<bool> moved{false};
+  std::weak_ptr<const ModuleRecord> parent;
+};
+
+}  // namespace detail
+
+Module::Module(std::string type_name)
+    : type_name_(std::move(type_name)), record_(std::make_shared<detail::ModuleRecord>(type_name_)) {}
 Module::~Module() = default;
+
+Tensor Module::operator()(const Tensor& input) {
+  struct Running {  // pops even when forward throws
+    explicit Running(const detail::ModuleRecord* r) { detail::t_running.push_back(r); }
+    ~Running() { detail::t_running.pop_back(); }
+  } running(record_.get());
+  return forward(input);
+}
 
 Tensor Module::forward(const Tensor&) {
   raise<NotImplementedError>(type_name_, " does not define forward(input)");
@@ -105,7 +160,10 @@ Tensor Module::register_parameter(const std::string& name, Tensor t, bool requir
     raise<ValueError>("register_parameter: \"", name,
                       "\" must be a leaf tensor (one not computed by a recorded op; use detach())");
   t.requires_grad_(requires_grad);
-  if (t.name().empty()) t.impl()->name = name;  // a shared tensor keeps its first name
+  if (t.name().empty()) {  // a shared tensor keeps its first name and owner
+    t.impl()->name = name;
+    t.impl()->owner = record_;
+  }
   params_.emplace_back(name, t);
   return t;
 }
@@ -113,7 +171,10 @@ Tensor Module::register_parameter(const std::string& name, Tensor t, bool requir
 Tensor Module::register_buffer(const std::string& name, Tensor t) {
   check_new_name("register_buffer", name);
   if (!t.defined()) raise<ValueError>("register_buffer: \"", name, "\" is an undefined tensor");
-  if (t.name().empty()) t.impl()->name = name;
+  if (t.name().empty()) {
+    t.impl()->name = name;
+    t.impl()->owner = record_;
+  }
   buffers_.emplace_back(name, t);
   return t;
 }
@@ -131,6 +192,7 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   child->collect("", below);
   for (const auto& entry : below)
     if (entry.second.name() == entry.first) entry.second.impl()->name = name + "." + entry.first;
+  if (child->record_->parent.expired()) child->record_->parent = record_;
   children_.emplace_back(name, std::move(child));
 }
 
@@ -227,7 +289,41 @@ Module& Module::to(Device device) {
   NoGradGuard no_grad;
   for (const Tensor& t : unique_state(*this))
     if (t.device() != device) replace_contents(t, ember::detail::transfer(t, device));
+  for (const auto& m : modules()) m->record_->moved = true;
   return *this;
+}
+
+bool Module::was_moved() const { return record_->moved.load(); }
+
+namespace {
+// The tensor at path among the lists that select picks from each module, or undefined.
+template <class Select>
+Tensor find_by_path(const NamedModules& modules, const std::string& path, Select select) {
+  for (const auto& m : modules)
+    for (const auto& t : select(*m.second))
+      if ((m.first.empty() ? t.first : m.first + "." + t.first) == path) return t.second;
+  return Tensor();
+}
+
+[[noreturn]] void unknown_path(const char* what, const std::string& type, const std::string& path,
+                               const NamedTensors& known) {
+  std::string names;
+  for (const auto& k : known) names += (names.empty() ? "" : ", ") + k.first;
+  raise<ValueError>(what, ": ", type, " has no ", what, " named \"", path, "\"",
+                    known.empty() ? std::string(" (it has none)") : "; it has " + names);
+}
+}  // namespace
+
+Tensor Module::parameter(const std::string& path) const {
+  Tensor t = find_by_path(named_modules(), path, [](const Module& m) -> const NamedTensors& { return m.params_; });
+  if (!t.defined()) unknown_path("parameter", type_name_, path, named_parameters());
+  return t;
+}
+
+Tensor Module::buffer(const std::string& path) const {
+  Tensor t = find_by_path(named_modules(), path, [](const Module& m) -> const NamedTensors& { return m.buffers_; });
+  if (!t.defined()) unknown_path("buffer", type_name_, path, named_buffers());
+  return t;
 }
 
 Module& Module::to(DType dtype) {

@@ -16,6 +16,9 @@ namespace ember::nn {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 class Module;
+namespace detail {
+class ModuleRecord;
+}
 using NamedModules = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
 
 class EMBER_API Module : public std::enable_shared_from_this<Module> {
@@ -31,7 +34,8 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
 
   /// The computation; the default throws NotImplementedError.
   virtual Tensor forward(const Tensor& input);
-  Tensor operator()(const Tensor& input) { return forward(input); }
+  /// forward(input), with this module noted as running (for device-mismatch hints).
+  Tensor operator()(const Tensor& input);
 
   // ---- registration (names: non-empty, no '.', unique within this module) ----
   /// Makes t a parameter (a leaf; requires grad unless requires_grad is false) and names it.
@@ -59,7 +63,17 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   NamedModules named_modules() const;
   std::vector<std::shared_ptr<Module>> modules() const;
 
+  /// The parameter registered under a dotted path from this module ("conv1.weight");
+  /// ValueError naming the known paths when there is none.
+  Tensor parameter(const std::string& path) const;
+  /// The buffer registered under a dotted path ("bn.running_mean"); ValueError otherwise.
+  Tensor buffer(const std::string& path) const;
+
   // ---- state ----
+  /// Whether to(device) has moved this module, directly or through a parent. A device
+  /// mismatch on a tensor of a never-moved module, inside the call of a module that was
+  /// moved, names the module left behind (a sub-model held but not registered).
+  bool was_moved() const;
   /// Moves every parameter, gradient and buffer to device in place: handles held elsewhere
   /// (optimizers) follow, and names survive.
   Module& to(Device device);
@@ -97,6 +111,7 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   void collect(const std::string& prefix, NamedTensors& out) const;
 
   std::string type_name_;
+  std::shared_ptr<detail::ModuleRecord> record_;  // what registered tensors point back to
   bool training_ = true;
   NamedTensors params_;
   NamedTensors buffers_;

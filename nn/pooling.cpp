@@ -4,17 +4,14 @@
 
 namespace ember::nn {
 namespace {
-IntPair resolve_stride(IntPair kernel, IntPair stride) {
-  return IntPair(stride.h == 0 ? kernel.h : stride.h, stride.w == 0 ? kernel.w : stride.w);
-}
 // PyTorch prints a square window as one number.
 std::string pair_or_int(IntPair p) {
   return p.h == p.w ? std::to_string(p.h) : detail::py_pair(p.h, p.w);
 }
 }  // namespace
 
-Pool2d::Pool2d(const char* type_name, IntPair k, IntPair s, IntPair p)
-    : Module(type_name), kernel_size(k), stride(resolve_stride(k, s)), padding(p) {}
+Pool2d::Pool2d(const char* type_name, IntPair k, OptionalIntPair s, IntPair p)
+    : Module(type_name), kernel_size(k), stride(s.value_or(k)), padding(p) {}
 
 std::string Pool2d::window_repr() const {
   return "kernel_size=" + pair_or_int(kernel_size) + ", stride=" + pair_or_int(stride) +

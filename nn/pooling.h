@@ -5,20 +5,20 @@
 
 namespace ember::nn {
 
-/// What the pooling layers share: window, stride (0 means the window, PyTorch's default)
-/// and padding.
+/// What the pooling layers share: window, stride (unset means the window, PyTorch's
+/// default; stride holds the resolved value) and padding.
 class EMBER_API Pool2d : public Module {
  public:
   const IntPair kernel_size, stride, padding;
 
  protected:
-  Pool2d(const char* type_name, IntPair kernel_size, IntPair stride, IntPair padding);
+  Pool2d(const char* type_name, IntPair kernel_size, OptionalIntPair stride, IntPair padding);
   std::string window_repr() const;
 };
 
 class EMBER_API MaxPool2d : public Pool2d {
  public:
-  explicit MaxPool2d(IntPair kernel_size, IntPair stride = 0, IntPair padding = 0)
+  explicit MaxPool2d(IntPair kernel_size, OptionalIntPair stride = {}, IntPair padding = 0)
       : Pool2d("MaxPool2d", kernel_size, stride, padding) {}
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
@@ -26,7 +26,7 @@ class EMBER_API MaxPool2d : public Pool2d {
 
 class EMBER_API AvgPool2d : public Pool2d {
  public:
-  explicit AvgPool2d(IntPair kernel_size, IntPair stride = 0, IntPair padding = 0)
+  explicit AvgPool2d(IntPair kernel_size, OptionalIntPair stride = {}, IntPair padding = 0)
       : Pool2d("AvgPool2d", kernel_size, stride, padding) {}
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;

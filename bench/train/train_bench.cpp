@@ -5,14 +5,13 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/common/bench_devices.h"
-#include "mnist/tutorial_net.h"
 
 namespace {
 using namespace ember;
 
 void BM_TrainStep(benchmark::State& state, Device device, int64_t batch, int threads) {
   manual_seed(0);
-  auto model = std::make_shared<examples::TutorialNet>();
+  auto model = std::make_shared<nn::models::TutorialNet>();
   model->to(device);
   nn::SGDOptions o;
   o.lr = 0.01;
@@ -30,7 +29,7 @@ void BM_TrainStep(benchmark::State& state, Device device, int64_t batch, int thr
 
 void BM_Infer(benchmark::State& state, Device device, int64_t batch, int threads) {
   manual_seed(0);
-  auto model = std::make_shared<examples::TutorialNet>();
+  auto model = std::make_shared<nn::models::TutorialNet>();
   model->to(device);
   model->eval();
   Tensor x = randn({batch, 1, 28, 28}).to(device);

@@ -3,13 +3,27 @@
 #include "ember/core/error.h"
 
 namespace ember {
+
+TensorOwner::~TensorOwner() = default;
+
 namespace {
+constexpr const char* kMoveHint = "move the model with model.to(device) or the input with input.to(device)";
+
+// The owner's advice for a registered tensor ("" when it has none or is gone).
+std::string owner_hint(const Tensor& t) {
+  if (t.name().empty()) return "";
+  const auto owner = t.impl()->owner.lock();
+  return owner ? owner->device_hint(t.name()) : "";
+}
+
 [[noreturn]] void device_mismatch(const char* op, const std::string& a, const Tensor& ta,
                                   const std::string& b, const Tensor& tb) {
   std::string msg = detail::concat("tensors on different devices: ", op, " got ", a, " on ",
                                    ta.device().str(), " and ", b, " on ", tb.device().str());
-  if (!ta.name().empty() || !tb.name().empty())
-    msg += "; move the model with model.to(device) or the input with input.to(device)";
+  std::string hint = owner_hint(ta);
+  if (hint.empty()) hint = owner_hint(tb);
+  if (hint.empty() && (!ta.name().empty() || !tb.name().empty())) hint = kMoveHint;
+  if (!hint.empty()) msg += "; " + hint;
   throw DeviceMismatchError(msg);
 }
 }  // namespace

@@ -1,6 +1,8 @@
 #pragma once
 // 2-D convolution (NCHW input, [C_out, C_in, kH, kW] weight), as torch.nn.functional.conv2d
 // with groups = 1.
+#include <optional>
+
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -10,6 +12,19 @@ struct IntPair {
   int64_t h, w;
   IntPair(int64_t v) : h(v), w(v) {}  // NOLINT: implicit, conv2d(x, w, b, 2)
   IntPair(int64_t h_, int64_t w_) : h(h_), w(w_) {}
+};
+
+/// A pair that may be left out: pooling's stride, unset meaning "the window's size"
+/// (PyTorch's default). An explicit 0 stays 0, and so an error, instead of meaning "unset".
+struct OptionalIntPair {
+  std::optional<IntPair> value;
+  OptionalIntPair() = default;
+  OptionalIntPair(std::nullopt_t) {}                            // NOLINT: implicit
+  OptionalIntPair(int64_t v) : value(IntPair(v)) {}             // NOLINT: implicit
+  OptionalIntPair(int64_t h, int64_t w) : value(IntPair(h, w)) {}
+  OptionalIntPair(IntPair p) : value(p) {}                      // NOLINT: implicit
+  /// The pair, or fallback when unset.
+  IntPair value_or(IntPair fallback) const { return value ? *value : fallback; }
 };
 
 /// ShapeError for input channels that do not match the weight or a kernel larger than the

@@ -16,32 +16,11 @@
 namespace ember {
 namespace {
 
-const char* binary_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add: return "add";
-    case BinaryOp::Sub: return "sub";
-    case BinaryOp::Mul: return "mul";
-    case BinaryOp::Div: return "div";
-    case BinaryOp::Pow: return "pow";
-    case BinaryOp::Maximum: return "maximum";
-    case BinaryOp::Minimum: return "minimum";
-    case BinaryOp::Eq: return "eq";
-    case BinaryOp::Ne: return "ne";
-    case BinaryOp::Lt: return "lt";
-    case BinaryOp::Le: return "le";
-    case BinaryOp::Gt: return "gt";
-    case BinaryOp::Ge: return "ge";
-    default: return "binary";
-  }
-}
-
-bool floating_only(BinaryOp op) { return op == BinaryOp::Div || op == BinaryOp::Pow; }
-
 void check_binary_dtype(BinaryOp op, const char* name, DType dtype) {
   if (is_comparison(op)) return;
-  if (dtype == kBool || (floating_only(op) && !is_floating(dtype)))
+  if (dtype == kBool || (is_floating_only(op) && !is_floating(dtype)))
     raise<DTypeError>(name, " does not support dtype ", dtype_name(dtype),
-                      floating_only(op) ? "; convert with to(kFloat32) first" : "");
+                      is_floating_only(op) ? "; convert with to(kFloat32) first" : "");
 }
 
 // out = op(a, b) with no checks and no record: the backward formulas' building block.
@@ -49,8 +28,8 @@ Tensor raw_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
   Tensor out = detail::make_empty(shape, is_comparison(op) ? kBool : a.dtype(), a.device());
   if (out.numel())
-    backend_for(a.device()).binary(op, out, detail::broadcast_to(a, shape, binary_name(op)),
-                                   detail::broadcast_to(b, shape, binary_name(op)));
+    backend_for(a.device()).binary(op, out, detail::broadcast_to(a, shape, op_name(op)),
+                                   detail::broadcast_to(b, shape, op_name(op)));
   return out;
 }
 
@@ -62,7 +41,7 @@ Tensor winner_weight(const Tensor& a, const Tensor& b, bool is_max) {
 
 class BinaryNode final : public Node {
  public:
-  explicit BinaryNode(BinaryOp op) : Node(binary_name(op)), op_(op) {}
+  explicit BinaryNode(BinaryOp op) : Node(op_name(op)), op_(op) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     const bool ga = needs_grad(0), gb = needs_grad(1);
     switch (op_) {
@@ -85,8 +64,18 @@ class BinaryNode final : public Node {
         Tensor w = winner_weight(saved(0), saved(1), op_ == BinaryOp::Maximum);
         return {ga ? g * w : Tensor(), gb ? g * (1.0 - w) : Tensor()};
       }
-      default: return {};
+      // Never recorded: comparisons have no gradient, the *Backward ops are gradients.
+      case BinaryOp::Eq:
+      case BinaryOp::Ne:
+      case BinaryOp::Lt:
+      case BinaryOp::Le:
+      case BinaryOp::Gt:
+      case BinaryOp::Ge:
+      case BinaryOp::ReluBackward:
+      case BinaryOp::SigmoidBackward:
+      case BinaryOp::TanhBackward: break;
     }
+    raise<AutogradError>(op_name(op_), " has no gradient");
   }
 
  private:
@@ -94,7 +83,7 @@ class BinaryNode final : public Node {
 };
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
-  const char* name = binary_name(op);
+  const char* name = op_name(op);
   check_defined(name, {{"lhs", a}, {"rhs", b}});
   check_same_device(name, {{"lhs", a}, {"rhs", b}});
   check_same_dtype(name, {{"lhs", a}, {"rhs", b}});
@@ -115,7 +104,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 class ScalarNode final : public Node {
  public:
   ScalarNode(BinaryOp op, double s, bool scalar_first)
-      : Node(binary_name(op)), op_(op), s_(s), first_(scalar_first) {}
+      : Node(op_name(op)), op_(op), s_(s), first_(scalar_first) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     switch (op_) {
       case BinaryOp::Add: return {g};
@@ -132,8 +121,18 @@ class ScalarNode final : public Node {
         Tensor s = full({}, s_, TensorOptions(x.dtype()).device(x.device()));
         return {g * winner_weight(x, s, op_ == BinaryOp::Maximum)};
       }
-      default: return {};
+      case BinaryOp::Pow:  // tensor ^ s and s ^ tensor are UnaryOp::PowScalar / RPowScalar
+      case BinaryOp::Eq:
+      case BinaryOp::Ne:
+      case BinaryOp::Lt:
+      case BinaryOp::Le:
+      case BinaryOp::Gt:
+      case BinaryOp::Ge:
+      case BinaryOp::ReluBackward:
+      case BinaryOp::SigmoidBackward:
+      case BinaryOp::TanhBackward: break;
     }
+    raise<AutogradError>(op_name(op_), " with a scalar has no gradient");
   }
 
  private:
@@ -143,7 +142,7 @@ class ScalarNode final : public Node {
 };
 
 Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
-  const char* name = binary_name(op);
+  const char* name = op_name(op);
   check_defined(name, {{"input", a}});
   check_binary_dtype(op, name, a.dtype());
   Tensor out = detail::make_empty(a.shape(), is_comparison(op) ? kBool : a.dtype(), a.device());
@@ -157,34 +156,9 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) 
   return out;
 }
 
-const char* unary_name(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg: return "neg";
-    case UnaryOp::Exp: return "exp";
-    case UnaryOp::Log: return "log";
-    case UnaryOp::Sqrt: return "sqrt";
-    case UnaryOp::Abs: return "abs";
-    case UnaryOp::Relu: return "relu";
-    case UnaryOp::Sigmoid: return "sigmoid";
-    case UnaryOp::Tanh: return "tanh";
-    case UnaryOp::Sign: return "sign";
-    case UnaryOp::Square: return "square";
-    case UnaryOp::Clamp: return "clamp";
-    case UnaryOp::PowScalar: return "pow";
-    case UnaryOp::RPowScalar: return "pow";
-    case UnaryOp::LogicalNot: return "logical_not";
-  }
-  return "unary";
-}
-
-bool unary_floating_only(UnaryOp op) {
-  return op == UnaryOp::Exp || op == UnaryOp::Log || op == UnaryOp::Sqrt ||
-         op == UnaryOp::Sigmoid || op == UnaryOp::Tanh || op == UnaryOp::RPowScalar;
-}
-
 class UnaryNode final : public Node {
  public:
-  UnaryNode(UnaryOp op, double p0, double p1) : Node(unary_name(op)), op_(op), p0_(p0), p1_(p1) {}
+  UnaryNode(UnaryOp op, double p0, double p1) : Node(op_name(op)), op_(op), p0_(p0), p1_(p1) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     switch (op_) {
       case UnaryOp::Neg: return {-g};
@@ -205,8 +179,9 @@ class UnaryNode final : public Node {
         if (p0_ == 0) return {zeros_like(g)};
         return {g * pow(saved(0), p0_ - 1.0) * p0_};
       case UnaryOp::RPowScalar: return {g * saved(1) * std::log(p0_)};
-      default: return {};
+      case UnaryOp::LogicalNot: break;  // bool output: never recorded
     }
+    raise<AutogradError>(op_name(op_), " has no gradient");
   }
 
  private:
@@ -215,10 +190,10 @@ class UnaryNode final : public Node {
 };
 
 Tensor unary(UnaryOp op, const Tensor& t, double p0 = 0, double p1 = 0) {
-  const char* name = unary_name(op);
+  const char* name = op_name(op);
   check_defined(name, {{"input", t}});
   if (op != UnaryOp::LogicalNot) {
-    if (t.dtype() == kBool || (unary_floating_only(op) && !is_floating(t.dtype())))
+    if (t.dtype() == kBool || (is_floating_only(op) && !is_floating(t.dtype())))
       raise<DTypeError>(name, " does not support dtype ", dtype_name(t.dtype()));
   }
   Tensor out = detail::make_empty(t.shape(), op == UnaryOp::LogicalNot ? kBool : t.dtype(), t.device());

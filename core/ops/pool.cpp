@@ -15,12 +15,13 @@ struct Pool {
   Shape out_shape;
 };
 
-Pool plan(const char* op, const Tensor& input, IntPair kernel, IntPair stride, IntPair padding) {
+Pool plan(const char* op, const Tensor& input, IntPair kernel, OptionalIntPair stride_or_unset,
+          IntPair padding) {
   check_defined(op, {{"input", input}});
   check_floating(op, {"input", input});
   detail::check_image(op, input);
   detail::check_at_least(op, "kernel size", kernel, 1);
-  if (stride.h == 0 && stride.w == 0) stride = kernel;
+  const IntPair stride = stride_or_unset.value_or(kernel);
   detail::check_at_least(op, "stride", stride, 1);
   detail::check_at_least(op, "padding", padding, 0);
   if (padding.h > kernel.h / 2 || padding.w > kernel.w / 2)
@@ -58,7 +59,7 @@ class MaxPool2dNode final : public Node {
   Pool2dParams p_;
 };
 
-ValuesIndices max_pool(const char* op, const Tensor& input, IntPair kernel, IntPair stride,
+ValuesIndices max_pool(const char* op, const Tensor& input, IntPair kernel, OptionalIntPair stride,
                        IntPair padding) {
   const Pool pool = plan(op, input, kernel, stride, padding);
   const Tensor x = as_batch(input);
@@ -94,16 +95,16 @@ class AvgPool2dNode final : public Node {
 
 }  // namespace
 
-Tensor max_pool2d(const Tensor& input, IntPair kernel, IntPair stride, IntPair padding) {
+Tensor max_pool2d(const Tensor& input, IntPair kernel, OptionalIntPair stride, IntPair padding) {
   return max_pool("max_pool2d", input, kernel, stride, padding).values;
 }
 
-ValuesIndices max_pool2d_with_indices(const Tensor& input, IntPair kernel, IntPair stride,
+ValuesIndices max_pool2d_with_indices(const Tensor& input, IntPair kernel, OptionalIntPair stride,
                                       IntPair padding) {
   return max_pool("max_pool2d_with_indices", input, kernel, stride, padding);
 }
 
-Tensor avg_pool2d(const Tensor& input, IntPair kernel, IntPair stride, IntPair padding) {
+Tensor avg_pool2d(const Tensor& input, IntPair kernel, OptionalIntPair stride, IntPair padding) {
   const Pool pool = plan("avg_pool2d", input, kernel, stride, padding);
   const Tensor x = as_batch(input);
   Tensor out = detail::make_empty(batch_shape(pool.out_shape), x.dtype(), x.device());

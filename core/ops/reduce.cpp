@@ -65,7 +65,8 @@ class ReduceNode final : public Node {
     switch (op_) {
       case ReduceOp::Sum: return {gk.expand(in_).contiguous()};
       case ReduceOp::Mean: return {(gk / static_cast<double>(count_)).expand(in_).contiguous()};
-      default: {
+      case ReduceOp::Max:
+      case ReduceOp::Min: {
         // Shared evenly between the elements equal to the extremum.
         const Tensor& x = saved(0);
         Tensor hits = eq(x, saved(1).reshape(keep_)).to(x.dtype());
@@ -74,6 +75,7 @@ class ReduceNode final : public Node {
         return {hits * (gk / n)};
       }
     }
+    return {};  // unreachable for a valid enumerator
   }
 
  private:

@@ -26,7 +26,7 @@ T parse_number(const std::string& flag, const std::string& text) {
 const char* usage() {
   return "usage: mnist [--device auto|cpu|cuda|cuda:N] [--data DIR] [--epochs N] [--batch-size N]\n"
          "             [--lr X] [--momentum X] [--seed N] [--threads N] [--save PATH]\n"
-         "             [--metrics PATH] [--log-interval N]\n"
+         "             [--metrics PATH] [--plot PATH.svg] [--log-interval N]\n"
          "Trains the tutorial CNN on MNIST (the bundled 10,000-digit sample by default) and\n"
          "reports the test accuracy after each epoch. --data also accepts Fashion-MNIST\n"
          "(e.g. /usr/share/datasets/fashion-mnist).\n";
@@ -61,6 +61,7 @@ MnistFlags parse_flags(const std::vector<std::string>& args) {
     else if (flag == "--threads") f.threads = parse_number<int>(flag, next());
     else if (flag == "--save") f.save = next();
     else if (flag == "--metrics") f.metrics = next();
+    else if (flag == "--plot") f.plot = next();
     else if (flag == "--log-interval") f.log_interval = parse_number<int>(flag, next());
     else if (flag == "--require-accuracy") f.require_accuracy = parse_number<double>(flag, next());
     else throw std::invalid_argument("unknown flag \"" + args[i] + "\" (see --help)");

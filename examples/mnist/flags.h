@@ -16,6 +16,7 @@ struct MnistFlags {
   int threads = 1;
   std::string save;     // safetensors checkpoint written after training
   std::string metrics;  // CSV of losses and accuracies
+  std::string plot;     // SVG of the training curves
   int log_interval = 300;
   double require_accuracy = -1;  // exit 3 when the final accuracy (%) is below (tests)
   bool help = false;

@@ -14,7 +14,7 @@
 
 #include "ember/ember.h"
 #include "flags.h"
-#include "tutorial_net.h"
+#include "svg_plot.h"
 
 namespace {
 using namespace ember;
@@ -98,7 +98,7 @@ int run(const MnistFlags& f) {
   test_opts.device = device;
   data::DataLoader test_loader(test_set, test_opts);
 
-  auto model = std::make_shared<examples::TutorialNet>();
+  auto model = std::make_shared<nn::models::TutorialNet>();
   model->to(device);
   nn::SGDOptions sgd;
   sgd.lr = f.lr;
@@ -106,6 +106,9 @@ int run(const MnistFlags& f) {
   nn::SGD optimizer(model->parameters(), sgd);
   nn::CrossEntropyLoss criterion;
   Metrics metrics(f.metrics);
+  examples::Points loss_curve, accuracy_curve;
+  // Written now (empty) so an unwritable path fails before training, then after each epoch.
+  if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
   ProgressBar bar(isatty(STDOUT_FILENO));
 
   // An emulated GPU (EMBER_CUDA=EMULATE) says so: its speed says nothing about a GPU's.
@@ -135,6 +138,8 @@ int run(const MnistFlags& f) {
         bar.clear();
         std::printf("[%d, %5zu] loss: %.3f\n", epoch, batch_index, mean_loss);
         metrics.loss(epoch, batch_index, mean_loss);
+        loss_curve.emplace_back(epoch - 1 + static_cast<double>(batch_index) / static_cast<double>(train_loader.size()),
+                                mean_loss);
         running = Tensor();
         in_interval = 0;
       }
@@ -158,6 +163,8 @@ int run(const MnistFlags& f) {
     std::printf("Epoch %d: %.2f s, %.0f images/s\n", epoch, seconds,
                 static_cast<double>(train_set->size()) / seconds);
     metrics.accuracy(epoch, accuracy);
+    accuracy_curve.emplace_back(epoch, accuracy);
+    if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
   }
   if (!f.save.empty()) {
     nn::save(*model, f.save);

@@ -5,19 +5,11 @@
 #include <cstring>
 
 #include "ember/core/error.h"
-#include "ember/core/ops/transfer.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember {
 namespace {
-
-Tensor dense(const Tensor& t) {
-  if (t.is_contiguous()) return t;
-  Tensor c = detail::make_empty(t.shape(), t.dtype(), t.device());
-  detail::copy_values(c, t);
-  return c;
-}
 
 void check_indices(const Tensor& index, int64_t size, int dim, const char* op) {
   const int64_t* idx = static_cast<const int64_t*>(index.raw_data());
@@ -70,7 +62,7 @@ void walk(const Shape& shape, const Shape& strides, int dim, int64_t lo, int64_t
 
 void CpuBackend::index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
                               const char* op) {
-  const Tensor x = dense(in), idx = dense(index);
+  const Tensor x = contiguous(in), idx = contiguous(index);
   const Rows r = rows_of(x.shape(), dim);
   check_indices(idx, r.size, dim, op);
   const int64_t n = idx.numel();
@@ -89,7 +81,7 @@ void CpuBackend::index_select(const Tensor& out, const Tensor& in, int dim, cons
 }
 
 void CpuBackend::index_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src) {
-  const Tensor idx = dense(index), s = dense(src);
+  const Tensor idx = contiguous(index), s = contiguous(src);
   const Rows r = rows_of(out.shape(), dim);
   check_indices(idx, r.size, dim, "index_add");
   const int64_t n = idx.numel();
@@ -113,7 +105,7 @@ void CpuBackend::index_add(const Tensor& out, int dim, const Tensor& index, cons
 
 void CpuBackend::gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
                         const char* op) {
-  const Tensor idx = dense(index);
+  const Tensor idx = contiguous(index);
   check_indices(idx, in.size(dim), dim, op);
   const int64_t* ip = static_cast<const int64_t*>(idx.raw_data());
   const int64_t dim_stride = in.stride(dim);
@@ -129,7 +121,7 @@ void CpuBackend::gather(const Tensor& out, const Tensor& in, int dim, const Tens
 }
 
 void CpuBackend::scatter_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src) {
-  const Tensor idx = dense(index), s = dense(src);
+  const Tensor idx = contiguous(index), s = contiguous(src);
   check_indices(idx, out.size(dim), dim, "scatter_add");
   const int64_t* ip = static_cast<const int64_t*>(idx.raw_data());
   const Shape ostrides = contiguous_strides(out.shape());

@@ -2,7 +2,6 @@
 // (whichever has unit inner stride), so transposed views cost no copy.
 #include <Eigen/Core>
 
-#include "ember/core/ops/transfer.h"
 #include "ember/core/threads.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 
@@ -50,15 +49,15 @@ void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_i
   Tensor a = a_in, b = b_in;
   int la = layout(M, K, a.stride(1), a.stride(2));
   int lb = layout(K, N, b.stride(1), b.stride(2));
-  if (la < 0) { a = detail::make_empty(a.shape(), a.dtype(), a.device()); detail::copy_values(a, a_in); la = 0; }
-  if (lb < 0) { b = detail::make_empty(b.shape(), b.dtype(), b.device()); detail::copy_values(b, b_in); lb = 0; }
+  if (la < 0) { a = contiguous(a_in); la = 0; }
+  if (lb < 0) { b = contiguous(b_in); lb = 0; }
   const int64_t lda = lead(la, M, K, a.stride(1), a.stride(2));
   const int64_t ldb = lead(lb, K, N, b.stride(1), b.stride(2));
   EMBER_DISPATCH_FLOATING(out.dtype(), "matmul", [&] {
     using T = scalar_t;
     const T* pa = static_cast<const T*>(a.raw_data());
     const T* pb = static_cast<const T*>(b.raw_data());
-    const Tensor bias_c = bias.defined() ? bias.contiguous() : Tensor();
+    const Tensor bias_c = contiguous(bias);
     const T* pbias = bias_c.defined() ? static_cast<const T*>(bias_c.raw_data()) : nullptr;
     T* po = static_cast<T*>(out.raw_data());
     for (int64_t i = 0; i < B; ++i) {

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <limits>
 
-#include "ember/core/ops/transfer.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 
@@ -18,7 +17,7 @@ template <class T>
 using ConstRow = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // The input viewed as [outer, inner] rows with the reduced dims last, made contiguous.
-Tensor rows_last(const Tensor& in, const std::vector<int>& dims, int64_t& outer, int64_t& inner) {
+Tensor rows_last(CpuBackend& be, const Tensor& in, const std::vector<int>& dims, int64_t& outer, int64_t& inner) {
   std::vector<int64_t> perm;
   for (int d = 0; d < in.dim(); ++d)
     if (std::find(dims.begin(), dims.end(), d) == dims.end()) perm.push_back(d);
@@ -33,11 +32,7 @@ Tensor rows_last(const Tensor& in, const std::vector<int>& dims, int64_t& outer,
     shape.push_back(in.size(d));
     strides.push_back(in.stride(d));
   }
-  Tensor v = detail::make_view(in, shape, strides, in.offset());
-  if (v.is_contiguous()) return v;
-  Tensor c = detail::make_empty(shape, in.dtype(), in.device());
-  detail::copy_values(c, v);
-  return c;
+  return be.contiguous(detail::make_view(in, shape, strides, in.offset()));
 }
 
 // The sum of n floating-point values accumulated in double. Sixteen independent partial
@@ -115,7 +110,7 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, const 
     outer = in.numel() / std::max<int64_t>(inner, 1);
   } else {
     leading = false;
-    x = rows_last(in, dims, outer, inner);
+    x = rows_last(*this, in, dims, outer, inner);
   }
   const double scale = op == ReduceOp::Mean ? 1.0 / static_cast<double>(inner) : 1.0;
   EMBER_DISPATCH_ALL(in.dtype(), "reduce", [&] {
@@ -141,7 +136,7 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, const 
 void CpuBackend::reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
                                    const Tensor& in, int dim) {
   int64_t outer = 0, inner = 0;
-  const Tensor x = in.dim() ? rows_last(in, {dim}, outer, inner) : in;
+  const Tensor x = in.dim() ? rows_last(*this, in, {dim}, outer, inner) : in;
   if (in.dim() == 0) outer = inner = 1;
   const bool is_max = op == ReduceOp::Max;
   EMBER_DISPATCH_NUMERIC(in.dtype(), "reduce_with_index", [&] {

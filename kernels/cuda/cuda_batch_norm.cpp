@@ -26,14 +26,6 @@ Tensor filled(CudaBackend& be, int64_t c, DType dtype, Device device, double val
   return t;
 }
 
-// cuDNN reads the affine parameters and statistics contiguously.
-Tensor contiguous_on(CudaBackend& be, const Tensor& t) {
-  if (!t.defined() || t.is_contiguous()) return t;
-  Tensor c = detail::make_empty(t.shape(), t.dtype(), t.device());
-  be.copy(c, t);
-  return c;
-}
-
 // Arbitrary but valid: with the saved statistics passed in, cuDNN's backward uses the saved
 // 1/sqrt(var + eps) and not epsilon (the backend contract does not carry eps backwards).
 constexpr double kBackwardEpsilon = 1e-5;
@@ -52,8 +44,8 @@ void CudaBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const T
   cuda_detail::TensorDesc xd(dt, l.n, l.c, l.rest, 1, "batch_norm");
   cuda_detail::TensorDesc pd;
   EMBER_CUDNN_CHECK(cudnnDeriveBNTensorDescriptor(pd.d, xd.d, CUDNN_BATCHNORM_SPATIAL));
-  const Tensor weight = weight_in.defined() ? contiguous_on(*this, weight_in) : filled(*this, l.c, dt, out.device(), 1.0);
-  const Tensor bias = bias_in.defined() ? contiguous_on(*this, bias_in) : filled(*this, l.c, dt, out.device(), 0.0);
+  const Tensor weight = weight_in.defined() ? contiguous(weight_in) : filled(*this, l.c, dt, out.device(), 1.0);
+  const Tensor bias = bias_in.defined() ? contiguous(bias_in) : filled(*this, l.c, dt, out.device(), 0.0);
   const cuda_detail::Scaling one(1.0), zero(0.0);
   cudnnHandle_t h = cuda_detail::cudnn(dev);
   if (training) {
@@ -74,7 +66,7 @@ void CudaBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const T
   } else {
     if (!running_mean.defined() || !running_var.defined())
       raise<ValueError>("batch_norm: running_mean and running_var are required in inference mode");
-    const Tensor rm = contiguous_on(*this, running_mean), rv = contiguous_on(*this, running_var);
+    const Tensor rm = contiguous(running_mean), rv = contiguous(running_var);
     EMBER_CUDNN_CHECK(cudnnBatchNormalizationForwardInference(
         h, CUDNN_BATCHNORM_SPATIAL, one.get(dt), zero.get(dt), xd.d, input.raw_data(), xd.d, out.raw_data(), pd.d,
         weight.raw_data(), bias.raw_data(), rm.raw_data(), rv.raw_data(), eps));
@@ -91,9 +83,9 @@ void CudaBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& gr
   const int dev = input.device().index;
   CudaDeviceGuard guard(dev);
   const DType dt = input.dtype();
-  const Tensor weight = weight_in.defined() ? contiguous_on(*this, weight_in) : Tensor();
-  const Tensor mean = contiguous_on(*this, save_mean), invstd = contiguous_on(*this, save_invstd);
-  const Tensor grad_out = contiguous_on(*this, grad_out_in);
+  const Tensor weight = weight_in.defined() ? contiguous(weight_in) : Tensor();
+  const Tensor mean = contiguous(save_mean), invstd = contiguous(save_invstd);
+  const Tensor grad_out = contiguous(grad_out_in);
   if (!training) {
     cuda_detail::batch_norm_inference_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, mean,
                                                invstd, l.n, l.c, l.rest);

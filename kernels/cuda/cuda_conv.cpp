@@ -254,11 +254,7 @@ void CudaBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& w
                                               zero.get(pr.dtype), pr.yd.d, out.raw_data()));
   });
   if (bias.defined()) {
-    Tensor b = bias;
-    if (!b.is_contiguous()) {
-      b = detail::make_empty(bias.shape(), bias.dtype(), bias.device());
-      copy(b, bias);
-    }
+    const Tensor b = contiguous(bias);
     cuda_detail::TensorDesc bd(pr.dtype, 1, pr.y.c, 1, 1, "conv2d");
     EMBER_CUDNN_CHECK(cudnnAddTensor(h, one.get(pr.dtype), bd.d, b.raw_data(), one.get(pr.dtype), pr.yd.d,
                                      out.raw_data()));

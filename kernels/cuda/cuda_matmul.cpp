@@ -43,8 +43,7 @@ void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_
     cuda_detail::MatrixLayout l = cuda_detail::describe_matrix(rows, cols, t.stride(1), t.stride(2));
     use = t;
     if (!l.ok) {
-      use = detail::make_empty(t.shape(), t.dtype(), t.device());
-      copy(use, t);
+      use = contiguous(t);
       l = cuda_detail::describe_matrix(rows, cols, use.stride(1), use.stride(2));
     }
     return l;

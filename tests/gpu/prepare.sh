@@ -18,10 +18,12 @@ LIBDIR=/usr/lib/x86_64-linux-gnu
 LIMIT_MIB=60
 
 # Portable code (no -march=native: the GPU machine's processor differs), sm_90 SASS plus
-# PTX, GoogleTest (Debian ships only libgtest.a) and the CUDA runtime linked statically.
+# PTX, GoogleTest (Debian ships only libgtest.a), the CUDA runtime, libstdc++ and libgcc
+# linked statically (the GPU machine's may be older than Debian 12's).
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON -DCMAKE_CUDA_COMPILER="$NVCC" \
   -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DEMBER_NATIVE=OFF -DEMBER_WERROR=ON -DEMBER_BUILD_TESTS=ON \
-  -DEMBER_BUILD_BENCH=ON -DEMBER_BUILD_EXAMPLES=ON >/dev/null
+  -DEMBER_BUILD_BENCH=ON -DEMBER_BUILD_EXAMPLES=ON \
+  -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc" >/dev/null
 
 targets=(ember_cuda_tests)
 all_targets=$(ninja -C "$BUILD" -t targets all)
@@ -49,7 +51,7 @@ if [[ -d data/mnist-sample ]]; then
 else
   echo "prepare.sh: no data/mnist-sample in this tree (skipped)"
 fi
-cp tests/gpu/run.sh "$DEST/run.sh"
+cp tests/gpu/run.sh tests/gpu/find_cuda_libs.sh "$DEST/"
 
 # The rebuild kit: everything CMake needs there besides a CUDA toolkit with nvcc.
 tar -czf "$DEST/kit/ember-src.tar.gz" --files-from <(git ls-files -co --exclude-standard)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs Ember's GPU checks in one go on a machine with a GPU (/work/shared/GPU.md), from the
-# .gpu/ folder that tests/gpu/prepare.sh filled: finds cuBLAS and cuDNN, records the GPU and
+# .gpu/ folder that tests/gpu/prepare.sh filled: finds cuBLAS, cuDNN and NVRTC (rejecting CUDA 12
+# builds; find_cuda_libs.sh), records the GPU and
 # the versions, runs the CUDA parity suite with EMBER_REQUIRE_GPU=1, one epoch of the MNIST
 # example on cuda:0 and the benchmarks, writes full logs to $OUT, and prints a short summary
 # table last. If the carried binaries
@@ -31,26 +32,14 @@ if [[ ! -f $KIT/manifest.txt ]]; then
 fi
 log "kit: $KIT ($(tr '\n' ';' <"$KIT/manifest.txt"))"
 
-# ---- libraries: cuDNN and cuBLAS are the machine's (hundreds of MiB, never carried) ----
-declare -A FOUND
-while IFS= read -r path; do
-  name=$(basename "$path")
-  [[ -z ${FOUND[$name]:-} ]] && FOUND[$name]=$path
-done < <(find / \( -path /proc -o -path /sys -o -path /dev -o -path "$WORK" \) -prune -o \
-  \( -name libcudnn.so.9 -o -name libcublas.so.13 -o -name libcublasLt.so.13 -o -name cudnn.h -o \
-  -name 'cudnn_version.h' \) -print 2>/dev/null)
-LIBPATH=""
-for lib in libcudnn.so.9 libcublas.so.13 libcublasLt.so.13; do
-  if [[ -n ${FOUND[$lib]:-} ]]; then
-    d=$(dirname "${FOUND[$lib]}")
-    [[ ":$LIBPATH:" == *":$d:"* ]] || LIBPATH=$LIBPATH:$d
-    log "found $lib in $d"
-  else
-    log "did not find $lib anywhere"
-  fi
-done
-export LD_LIBRARY_PATH="${LIBPATH#:}:$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# ---- libraries: cuDNN, cuBLAS and NVRTC are the machine's (hundreds of MiB, never carried) ----
+# shellcheck source=find_cuda_libs.sh
+source "$HERE/find_cuda_libs.sh"
+find_cuda_libs
+while IFS= read -r line; do [[ -n $line ]] && log "$line"; done <<<"$CUDA_LIB_REPORT"
+export LD_LIBRARY_PATH="${CUDA_LIB_DIRS:+$CUDA_LIB_DIRS:}$KIT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 log "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+CUDNN_SO=$(sed -n 's/^found libcudnn.so.9: //p' <<<"$CUDA_LIB_REPORT")
 
 # ---- the machine ----
 {
@@ -85,8 +74,8 @@ rebuild() {
   tar -xzf "$KIT/kit/googletest.tar.gz" -C "$deps" || return 1
   tar -xzf "$KIT/kit/zlib.tar.gz" -C "$deps" || return 1
   local cudnn_inc
-  if [[ -n ${FOUND[cudnn.h]:-} ]]; then
-    cudnn_inc=$(dirname "${FOUND[cudnn.h]}")
+  if [[ -f /usr/local/cuda/include/cudnn.h ]]; then
+    cudnn_inc=/usr/local/cuda/include
   else
     cudnn_inc=$deps/cudnn-include
     mkdir -p "$cudnn_inc" && tar -xzf "$KIT/kit/cudnn-include.tar.gz" -C "$cudnn_inc" || return 1
@@ -105,7 +94,7 @@ rebuild() {
     -DEMBER_BUILD_BENCH=OFF -DEMBER_BUILD_EXAMPLES=ON \
     -DEigen3_DIR="$deps/usr/share/eigen3/cmake" -DGTest_DIR="$deps/gtest/lib/cmake/GTest" \
     -DZLIB_INCLUDE_DIR="$deps/usr/include" -DZLIB_LIBRARY="$(find "$deps/usr/lib" -name libz.a | head -1)" \
-    -DCUDNN_INCLUDE_DIR="$cudnn_inc" -DCUDNN_LIBRARY="${FOUND[libcudnn.so.9]:-cudnn-NOTFOUND}" \
+    -DCUDNN_INCLUDE_DIR="$cudnn_inc" -DCUDNN_LIBRARY="${CUDNN_SO:-cudnn-NOTFOUND}" \
     >>"$OUT/rebuild.log" 2>&1 || { log "configure failed (see rebuild.log)"; return 1; }
   ninja -C "$WORK/build" -j "$jobs" ember_cuda_tests mnist >>"$OUT/rebuild.log" 2>&1 ||
     { log "build failed (see rebuild.log)"; return 1; }
@@ -131,6 +120,16 @@ if starts "$BIN/ember_cuda_tests"; then
     echo "failing cases ($(wc -l <<<"$failed")):"
     head -40 <<<"$failed"
     grep -E 'first mismatch|C\+\+ exception|EMBER_REQUIRE_GPU=1|Which is' "$OUT/parity.log" | head -30
+  fi
+  # A sticky CUDA error fails every case after the one that caused it: rerun the failing
+  # cases with synchronous launches, so the first failure names its culprit.
+  if ((PARITY_RC != 0)) && [[ -n $failed ]]; then
+    filter=$(sed 's/^\[  FAILED  \] //; s/ .*//' <<<"$failed" | paste -sd: -)
+    log "rerunning the failing cases with CUDA_LAUNCH_BLOCKING=1"
+    CUDA_LAUNCH_BLOCKING=1 EMBER_REQUIRE_GPU=1 timeout 120 "$BIN/ember_cuda_tests" --gtest_filter="$filter" \
+      >"$OUT/parity-blocking.log" 2>&1
+    ROW[blocking]="rerun of $(wc -l <<<"$failed") failing cases with CUDA_LAUNCH_BLOCKING=1: exit $? (parity-blocking.log)"
+    grep -E 'first mismatch|C\+\+ exception|CudaError|Failure' "$OUT/parity-blocking.log" | head -20
   fi
   ROW[parity]="$(grep -o 'CUDA parity suite: .*' "$OUT/parity.log" | tail -1)"
   [[ -n ${ROW[parity]} ]] || ROW[parity]="no summary line"
@@ -185,6 +184,7 @@ echo
 echo "==== Ember GPU run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $((SECONDS - T0)) s) ===="
 printf '%-18s | %s\n' "GPU" "${ROW[gpu]}" "driver" "${ROW[cuda]:-unknown}" \
   "versions" "${ROW[versions]:-unknown}" "binaries" "${ROW[binaries]}" "parity suite" "${ROW[parity]}" \
+  "blocking rerun" "${ROW[blocking]:-not needed}" \
   "mnist (cuda:0)" "${ROW[mnist]}" "ember_bench_ops" "${ROW[ember_bench_ops]}" \
   "ember_bench_train" "${ROW[ember_bench_train]}" "logs" "$OUT"
 [[ $PARITY_RC == 0 ]]

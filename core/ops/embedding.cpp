@@ -1,0 +1,46 @@
+// embedding, composed of index_select (whose gradient is the index_add of the rows) and, for
+// padding_idx, a where() that takes the padding rows from a detached weight so that they
+// receive no gradient while the forward values stay the table's own.
+#include "ember/core/ops/embedding.h"
+
+#include "ember/core/autograd/grad_mode.h"
+#include "ember/core/error.h"
+#include "ember/core/ops/check.h"
+#include "ember/core/ops/elementwise.h"
+#include "ember/core/ops/index.h"
+#include "ember/core/ops/reduce.h"
+#include "ember/core/ops/views.h"
+
+namespace ember {
+
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
+  const char* op = "embedding";
+  check_defined(op, {{"indices", indices}, {"weight", weight}});
+  check_same_device(op, {{"indices", indices}, {"weight", weight}});
+  check_dtype(op, {"indices", indices}, kInt64);
+  check_floating(op, {"weight", weight});
+  check_ndim(op, {"weight", weight}, 2);
+  const int64_t num = weight.size(0);
+  if (padding_idx) {
+    if (*padding_idx < -num || *padding_idx >= num)
+      raise<ValueError>(op, ": padding_idx must be within num_embeddings (", num, "), got ", *padding_idx);
+    if (*padding_idx < 0) *padding_idx += num;
+  }
+  const Tensor flat = reshape(indices, {indices.numel()});
+  // The range check here (rather than index_select's) names this op; one reduction each way.
+  if (flat.numel() > 0) {
+    const auto lo = min(flat).item<int64_t>(), hi = max(flat).item<int64_t>();
+    if (lo < 0 || hi >= num)
+      raise<IndexError>(op, ": index ", lo < 0 ? lo : hi, " is out of range for ", num, " embeddings");
+  }
+  Tensor rows = index_select(weight, 0, flat);
+  if (padding_idx && weight.requires_grad() && GradMode::is_enabled()) {
+    const Tensor keep = ne(flat, static_cast<double>(*padding_idx)).unsqueeze(1);
+    rows = where(keep, rows, index_select(weight.detach(), 0, flat));
+  }
+  Shape out_shape = indices.shape();
+  out_shape.push_back(weight.size(1));
+  return reshape(rows, out_shape);
+}
+
+}  // namespace ember

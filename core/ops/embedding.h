@@ -1,0 +1,16 @@
+#pragma once
+// embedding: rows of a weight table picked by int64 indices, as torch.nn.functional.embedding.
+#include <optional>
+
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+/// weight [num_embeddings, dim] rows at indices (int64, any shape) -> [*indices.shape, dim].
+/// Indices and weight must share a device (DeviceMismatchError naming "indices"); an index
+/// outside [0, num_embeddings) is an IndexError on every device. The row at padding_idx
+/// (negative counts from the end) gets no gradient, as in PyTorch.
+EMBER_API Tensor embedding(const Tensor& indices, const Tensor& weight,
+                           std::optional<int64_t> padding_idx = std::nullopt);
+
+}  // namespace ember
