@@ -1,8 +1,14 @@
-# Decides whether the CUDA backend is built (EMBER_CUDA = AUTO | ON | OFF) and finds the
-# CUDA toolkit and cuDNN. Sets EMBER_WITH_CUDA.
+# Decides whether the CUDA backend is built (EMBER_CUDA = AUTO | ON | OFF | EMULATE) and
+# finds the CUDA toolkit and cuDNN. Sets EMBER_WITH_CUDA, and EMBER_CUDA_EMULATED for
+# EMULATE: the backend's sources are compiled by the host compiler against the emulator in
+# kernels/cuda/emulation, with no CUDA toolkit, GPU library or GPU involved.
 include(CheckLanguage)
 set(EMBER_WITH_CUDA OFF)
-if(NOT EMBER_CUDA STREQUAL "OFF")
+set(EMBER_CUDA_EMULATED OFF)
+if(EMBER_CUDA STREQUAL "EMULATE")
+  set(EMBER_WITH_CUDA ON)
+  set(EMBER_CUDA_EMULATED ON)
+elseif(NOT EMBER_CUDA STREQUAL "OFF")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
     # Hopper SASS plus compute_90 PTX, so newer GPUs can JIT it.
     set(CMAKE_CUDA_ARCHITECTURES 90)
@@ -25,8 +31,11 @@ endif()
 
 # Recorded in the cache so scripts (.ci/run) can check what the configure decided.
 set(EMBER_WITH_CUDA ${EMBER_WITH_CUDA} CACHE INTERNAL "Whether the CUDA backend is built")
+set(EMBER_CUDA_EMULATED ${EMBER_CUDA_EMULATED} CACHE INTERNAL "Whether the CUDA backend runs on the host emulator")
 
-if(EMBER_WITH_CUDA)
+if(EMBER_CUDA_EMULATED)
+  message(STATUS "Ember: CUDA backend EMULATED on the host (kernels/cuda/emulation; tests and CI only)")
+elseif(EMBER_WITH_CUDA)
   set(CMAKE_CUDA_STANDARD 17)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   find_package(CUDAToolkit REQUIRED)
@@ -56,6 +65,10 @@ endif()
 # binary starts on a machine without a driver.
 function(ember_configure_cuda_target target)
   target_compile_definitions(${target} PUBLIC EMBER_WITH_CUDA=1)
+  if(EMBER_CUDA_EMULATED)
+    ember_configure_emulated_cuda_target(${target})
+    return()
+  endif()
   # cuBLAS is not linked but opened on first use (kernels/cuda/cublas_loader.h says why);
   # the toolkit's library folder is where it is looked for when the loader's path lacks it.
   target_link_libraries(${target} PRIVATE CUDA::cudart_static Ember::cudnn ${CMAKE_DL_LIBS})
@@ -64,4 +77,21 @@ function(ember_configure_cuda_target target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xcompiler=-fvisibility=hidden>)
   set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+endfunction()
+
+# The emulated build: .cu files are C++ for the host compiler, and the emulation folder
+# stands in for the CUDA, cuBLAS, cuDNN and CUB headers. Nothing else is linked.
+function(ember_configure_emulated_cuda_target target)
+  target_compile_definitions(${target} PUBLIC EMBER_CUDA_EMULATED=1)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/kernels/cuda/emulation)
+  get_target_property(_sources ${target} SOURCES)
+  foreach(_src IN LISTS _sources)
+    if(_src MATCHES "\\.cu$")
+      set_source_files_properties(${_src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CXX)
+    endif()
+    if(_src MATCHES "kernels/cuda/.*\\.(cu|cpp)$")
+      # Kernels carry `#pragma unroll`, which GCC does not know.
+      set_source_files_properties(${_src} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS -Wno-unknown-pragmas)
+    endif()
+  endforeach()
 endfunction()

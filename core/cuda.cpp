@@ -57,6 +57,14 @@ void empty_cache() {
 #endif
 }
 
+bool is_emulated() {
+#ifdef EMBER_CUDA_EMULATED
+  return true;
+#else
+  return false;
+#endif
+}
+
 void set_allow_tf32(bool allow) { g_allow_tf32.store(allow, std::memory_order_relaxed); }
 bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
 void set_deterministic(bool d) { g_deterministic.store(d, std::memory_order_relaxed); }

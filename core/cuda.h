@@ -18,6 +18,9 @@ EMBER_API int device_count();
 EMBER_API void synchronize();
 /// True when this library was built with the CUDA backend.
 EMBER_API bool is_compiled();
+/// True in an EMBER_CUDA=EMULATE build: the CUDA backend runs on the host emulator (for
+/// tests and CI), so its timings say nothing about a GPU.
+EMBER_API bool is_emulated();
 /// The CUDA runtime, driver, cuBLAS and cuDNN versions this process sees, on one line
 /// ("not compiled" in a build without CUDA; a driver of 0 means none is installed).
 EMBER_API std::string versions();

@@ -20,6 +20,12 @@ inline std::vector<Device> devices() {
   return d;
 }
 
+// An emulated GPU's rows (EMBER_CUDA=EMULATE) carry the label "(emulated)", so that no one
+// reads them as GPU figures.
+inline void label_device(benchmark::State& state, Device d) {
+  if (d.is_cuda() && cuda::is_emulated()) state.SetLabel("(emulated)");
+}
+
 // CPU rows are measured at 1 and 2 threads; a GPU row once, at one host thread.
 inline std::vector<int> thread_counts(Device d) { return d.is_cpu() ? std::vector<int>{1, 2} : std::vector<int>{1}; }
 
@@ -36,6 +42,7 @@ inline std::string threads_suffix(int threads) { return "/threads:" + std::to_st
 // switch would rename the row.
 template <class Body>
 double timed_loop(benchmark::State& state, Device d, int threads, Body&& body) {
+  label_device(state, d);
   set_num_threads(threads);
   body();
   sync(d);

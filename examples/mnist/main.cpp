@@ -144,8 +144,10 @@ int run(const MnistFlags& f) {
   nn::CrossEntropyLoss criterion;
   ProgressBar bar(isatty(STDOUT_FILENO));
 
-  std::printf("Training the tutorial CNN on %s: %zu train / %zu test images from %s, %d thread%s\n",
-              device.str().c_str(), train_set->size(), test_set->size(), root.c_str(), f.threads,
+  // An emulated GPU (EMBER_CUDA=EMULATE) says so: its speed says nothing about a GPU's.
+  const char* emulated = device.is_cuda() && cuda::is_emulated() ? " (emulated)" : "";
+  std::printf("Training the tutorial CNN on %s%s: %zu train / %zu test images from %s, %d thread%s\n",
+              device.str().c_str(), emulated, train_set->size(), test_set->size(), root.c_str(), f.threads,
               f.threads == 1 ? "" : "s");
   double accuracy = 0;
   for (int epoch = 1; epoch <= f.epochs; ++epoch) {

@@ -1,5 +1,15 @@
 #include "ember/kernels/cuda/cublas_loader.h"
 
+#if defined(EMBER_CUDA_EMULATED)
+#include "ember/kernels/cuda/emulation/not_modelled.h"
+
+namespace ember::cuda_detail {
+
+// No library is opened in the emulated build (part 2 models the calls instead).
+void* cublas_symbol(const char* symbol) { emulation::not_modelled(symbol); }
+
+}  // namespace ember::cuda_detail
+#else
 #include <dlfcn.h>
 
 #include <mutex>
@@ -41,3 +51,4 @@ void* cublas_symbol(const char* symbol) {
 }
 
 }  // namespace ember::cuda_detail
+#endif

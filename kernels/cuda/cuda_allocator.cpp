@@ -12,10 +12,43 @@
 #include "ember/kernels/cuda/cuda_backend.h"
 #include "ember/kernels/cuda/cuda_context.h"
 
+#if defined(EMBER_CUDA_EMULATED)
+#include "ember/kernels/cuda/emulation/sanitizer.h"
+#endif
+#if defined(EMBER_EMULATION_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace ember {
 namespace {
 
 std::atomic<int> g_alloc_fill{-1};
+
+#if defined(EMBER_EMULATION_ASAN)
+// Emulated device memory is host memory, so AddressSanitizer can guard it: the caching
+// allocator's free blocks (and a block's rounding beyond the bytes asked for) are poisoned,
+// and a kernel or copy that touches them is reported. A block's state changes in stream
+// order, as its reuse does: work queued before a free may still use it.
+void mark_in_stream_order(int device, void* p, size_t n, bool usable) {
+  struct Mark {
+    void* p;
+    size_t n;
+    bool usable;
+  };
+  auto mark = std::make_unique<Mark>(Mark{p, n, usable});
+  EMBER_CUDA_CHECK(cudaLaunchHostFunc(
+      cuda_detail::stream(device),
+      [](void* m) {
+        const std::unique_ptr<Mark> owned(static_cast<Mark*>(m));
+        if (owned->usable) ASAN_UNPOISON_MEMORY_REGION(owned->p, owned->n);
+        else ASAN_POISON_MEMORY_REGION(owned->p, owned->n);
+      },
+      mark.get()));
+  (void)mark.release();  // queued: the function owns it now
+}
+#else
+void mark_in_stream_order(int, void*, size_t, bool) {}
+#endif
 
 class CudaCachingAllocator final : public Allocator {
  public:
@@ -25,6 +58,7 @@ class CudaCachingAllocator final : public Allocator {
     void* ptr = p.allocate(nbytes);
     if (!ptr)
       throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
+    mark_in_stream_order(device.index, ptr, nbytes, true);
     const int fill = g_alloc_fill.load(std::memory_order_relaxed);
     if (fill >= 0) {
       CudaDeviceGuard guard(device.index);
@@ -33,9 +67,15 @@ class CudaCachingAllocator final : public Allocator {
     return ptr;
   }
 
-  void deallocate(void* ptr, size_t, Device device) noexcept override {
+  void deallocate(void* ptr, size_t nbytes, Device device) noexcept override {
     if (!ptr) return;
-    if (cuda_detail::BlockPool* p = existing_pool(device.index)) p->deallocate(ptr);
+    if (cuda_detail::BlockPool* p = existing_pool(device.index)) {
+      try {
+        mark_in_stream_order(device.index, ptr, nbytes, false);
+      } catch (const Error&) {  // a broken device: the block is not poisoned, that is all
+      }
+      p->deallocate(ptr);
+    }
   }
 
   /// The pool of a device, made on first use.
@@ -56,6 +96,9 @@ class CudaCachingAllocator final : public Allocator {
               return nullptr;
             }
             EMBER_CUDA_CHECK(err);
+#if defined(EMBER_EMULATION_ASAN)
+            ASAN_POISON_MEMORY_REGION(p, n);  // a new segment is all free blocks
+#endif
             return p;
           },
           [device](void* p) {

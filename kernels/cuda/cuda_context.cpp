@@ -8,6 +8,9 @@
 
 #include "ember/kernels/cuda/cuda_allocator.h"
 #include "ember/kernels/cuda/cuda_backend.h"
+#if defined(EMBER_CUDA_EMULATED)
+#include "ember/kernels/cuda/emulation/control.h"
+#endif
 
 namespace ember::cuda_detail {
 namespace {
@@ -131,6 +134,9 @@ void raise_pending_index_errors(int device) {
 }
 
 std::string versions() {
+#if defined(EMBER_CUDA_EMULATED)
+  return emulation::describe();
+#else
   int runtime = 0, driver = 0, blas_major = 0, blas_minor = 0, blas_patch = 0;
   cudaRuntimeGetVersion(&runtime);
   if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
@@ -148,6 +154,7 @@ std::string versions() {
   return detail::concat("CUDA runtime ", runtime / 1000, ".", runtime % 1000 / 10, ", driver ", driver / 1000, ".",
                         driver % 1000 / 10, ", cuBLAS ", blas, ", cuDNN ",
                         dnn / 10000, ".", dnn % 10000 / 100, ".", dnn % 100);
+#endif
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {

@@ -53,10 +53,9 @@ void CudaBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, 
   CudaDeviceGuard guard(dev);
   const auto calc = plan_offsets<4>(out.shape(), {&out.strides(), &cond.strides(), &a.strides(), &b.strides()});
   EMBER_DISPATCH_ALL(out.dtype(), "where", [&] {
-    where_kernel<<<cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev)>>>(
-        static_cast<scalar_t*>(out.raw_data()), static_cast<const bool*>(cond.raw_data()),
-        static_cast<const scalar_t*>(a.raw_data()), static_cast<const scalar_t*>(b.raw_data()),
-        calc, n);
+    EMBER_LAUNCH(where_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev),
+                 static_cast<scalar_t*>(out.raw_data()), static_cast<const bool*>(cond.raw_data()),
+                 static_cast<const scalar_t*>(a.raw_data()), static_cast<const scalar_t*>(b.raw_data()), calc, n);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

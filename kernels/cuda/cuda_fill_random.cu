@@ -62,9 +62,9 @@ void CudaBackend::fill(const Tensor& out, double value) {
     scalar_t* o = static_cast<scalar_t*>(out.raw_data());
     const auto v = static_cast<scalar_t>(value);
     if (cuda_detail::aligned_for<4>(o, sizeof(scalar_t)))
-      fill_kernel<<<cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0, s>>>(o, n, v);
+      EMBER_LAUNCH(fill_kernel, cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0, s, o, n, v);
     else
-      fill_unaligned_kernel<<<cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, s>>>(o, n, v);
+      EMBER_LAUNCH(fill_unaligned_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, s, o, n, v);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }
@@ -75,8 +75,8 @@ void CudaBackend::arange(const Tensor& out, double start, double step) {
   const int dev = out.device().index;
   CudaDeviceGuard guard(dev);
   EMBER_DISPATCH_NUMERIC(out.dtype(), "arange", [&] {
-    arange_kernel<<<cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev)>>>(
-        static_cast<scalar_t*>(out.raw_data()), n, start, step);
+    EMBER_LAUNCH(arange_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev),
+                 static_cast<scalar_t*>(out.raw_data()), n, start, step);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }
@@ -89,8 +89,8 @@ void CudaBackend::random(const Tensor& out, RandomKind kind, double a, double b,
   CudaDeviceGuard guard(dev);
   const uint64_t range = kind == RandomKind::Integer ? static_cast<uint64_t>(b - a) : 0;
   EMBER_DISPATCH_NUMERIC(out.dtype(), "random", [&] {
-    random_kernel<<<cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev)>>>(
-        static_cast<scalar_t*>(out.raw_data()), n, kind, a, b, range, seed, offset);
+    EMBER_LAUNCH(random_kernel, cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0,
+                 cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()), n, kind, a, b, range, seed, offset);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

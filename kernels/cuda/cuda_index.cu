@@ -85,9 +85,10 @@ void launch_index(const char* op, const Tensor& indexed, const Tensor& plain, co
   const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Index, dim, &flag);
   auto run = [&](auto zero) {
     using T = decltype(zero);
-    index_kernel<kAdd><<<cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev)>>>(
-        static_cast<T*>(indexed.raw_data()), static_cast<T*>(plain.raw_data()),
-        static_cast<const int64_t*>(index.raw_data()), calc, n, indexed.size(dim), indexed.stride(dim), flag, code);
+    EMBER_LAUNCH(index_kernel<kAdd>, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev),
+                 static_cast<T*>(indexed.raw_data()), static_cast<T*>(plain.raw_data()),
+                 static_cast<const int64_t*>(index.raw_data()), calc, n, indexed.size(dim), indexed.stride(dim), flag,
+                 code);
     EMBER_CUDA_LAUNCH_CHECK();
   };
   if constexpr (kAdd)
@@ -111,9 +112,9 @@ void CudaBackend::index_select(const Tensor& out, const Tensor& in, int dim, con
     CudaDeviceGuard guard(dev);
     IndexFlag* flag = nullptr;
     const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Index, dim, &flag);
-    check_index_kernel<<<cuda_detail::grid_for(index.numel(), dev), cuda_detail::kThreads, 0,
-                         cuda_detail::stream(dev)>>>(static_cast<const int64_t*>(index.raw_data()), index.numel(),
-                                                     index.dim() ? index.stride(0) : 0, in.size(dim), flag, code);
+    EMBER_LAUNCH(check_index_kernel, cuda_detail::grid_for(index.numel(), dev), cuda_detail::kThreads, 0,
+                 cuda_detail::stream(dev), static_cast<const int64_t*>(index.raw_data()), index.numel(),
+                 index.dim() ? index.stride(0) : 0, in.size(dim), flag, code);
     EMBER_CUDA_LAUNCH_CHECK();
     return;
   }

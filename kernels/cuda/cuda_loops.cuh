@@ -12,6 +12,7 @@
 #include "ember/core/tensor.h"
 #include "ember/kernels/cuda/cuda_backend.h"
 #include "ember/kernels/cuda/cuda_context.h"
+#include "ember/kernels/cuda/launch.cuh"
 #include "ember/kernels/indexing.h"
 
 namespace ember::cuda_detail {
@@ -121,12 +122,12 @@ void launch_map1(const Tensor& out, const Tensor& in, F f) {
   const Ti* x = static_cast<const Ti*>(in.raw_data());
   if (out.is_contiguous() && in.is_contiguous() && in.shape() == out.shape()) {
     if (aligned_for<4>(o, sizeof(To)) && aligned_for<4>(x, sizeof(Ti)))
-      map1_contiguous_kernel<4><<<grid_for((n + 3) / 4, dev), kThreads, 0, s>>>(o, x, n, f);
+      EMBER_LAUNCH(map1_contiguous_kernel<4>, grid_for((n + 3) / 4, dev), kThreads, 0, s, o, x, n, f);
     else
-      map1_contiguous_kernel<1><<<grid_for(n, dev), kThreads, 0, s>>>(o, x, n, f);
+      EMBER_LAUNCH(map1_contiguous_kernel<1>, grid_for(n, dev), kThreads, 0, s, o, x, n, f);
   } else {
     const auto calc = plan_offsets<2>(out.shape(), {&out.strides(), &in.strides()});
-    map1_strided_kernel<<<grid_for(n, dev), kThreads, 0, s>>>(o, x, calc, n, f);
+    EMBER_LAUNCH(map1_strided_kernel, grid_for(n, dev), kThreads, 0, s, o, x, calc, n, f);
   }
   EMBER_CUDA_LAUNCH_CHECK();
 }
@@ -145,12 +146,12 @@ void launch_map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   if (out.is_contiguous() && a.is_contiguous() && b.is_contiguous() && a.shape() == out.shape() &&
       b.shape() == out.shape()) {
     if (aligned_for<4>(o, sizeof(To)) && aligned_for<4>(pa, sizeof(Ta)) && aligned_for<4>(pb, sizeof(Tb)))
-      map2_contiguous_kernel<4><<<grid_for((n + 3) / 4, dev), kThreads, 0, s>>>(o, pa, pb, n, f);
+      EMBER_LAUNCH(map2_contiguous_kernel<4>, grid_for((n + 3) / 4, dev), kThreads, 0, s, o, pa, pb, n, f);
     else
-      map2_contiguous_kernel<1><<<grid_for(n, dev), kThreads, 0, s>>>(o, pa, pb, n, f);
+      EMBER_LAUNCH(map2_contiguous_kernel<1>, grid_for(n, dev), kThreads, 0, s, o, pa, pb, n, f);
   } else {
     const auto calc = plan_offsets<3>(out.shape(), {&out.strides(), &a.strides(), &b.strides()});
-    map2_strided_kernel<<<grid_for(n, dev), kThreads, 0, s>>>(o, pa, pb, calc, n, f);
+    EMBER_LAUNCH(map2_strided_kernel, grid_for(n, dev), kThreads, 0, s, o, pa, pb, calc, n, f);
   }
   EMBER_CUDA_LAUNCH_CHECK();
 }

@@ -69,10 +69,9 @@ void batch_norm_inference_stats(const Tensor& save_mean, const Tensor& save_invs
   if (c == 0) return;
   const int dev = running_mean.device().index;
   EMBER_DISPATCH_FLOATING(running_mean.dtype(), "batch_norm", [&] {
-    inference_stats_kernel<<<grid_for(c, dev), kThreads, 0, stream(dev)>>>(
-        ptr_or_null<scalar_t>(save_mean), ptr_or_null<scalar_t>(save_invstd),
-        static_cast<const scalar_t*>(running_mean.raw_data()), static_cast<const scalar_t*>(running_var.raw_data()), c,
-        eps);
+    EMBER_LAUNCH(inference_stats_kernel, grid_for(c, dev), kThreads, 0, stream(dev), ptr_or_null<scalar_t>(save_mean),
+                 ptr_or_null<scalar_t>(save_invstd), static_cast<const scalar_t*>(running_mean.raw_data()),
+                 static_cast<const scalar_t*>(running_var.raw_data()), c, eps);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }
@@ -85,11 +84,11 @@ void batch_norm_inference_backward(const Tensor& grad_input, const Tensor& grad_
   const int dev = input.device().index;
   const unsigned grid = static_cast<unsigned>(min64(c, int64_t(sm_count(dev)) * 8));
   EMBER_DISPATCH_FLOATING(input.dtype(), "batch_norm_backward", [&] {
-    inference_backward_kernel<<<grid, kThreads, 0, stream(dev)>>>(
-        ptr_or_null<scalar_t>(grad_input), ptr_or_null<scalar_t>(grad_weight), ptr_or_null<scalar_t>(grad_bias),
-        static_cast<const scalar_t*>(grad_out.raw_data()), static_cast<const scalar_t*>(input.raw_data()),
-        ptr_or_null<scalar_t>(weight), static_cast<const scalar_t*>(mean.raw_data()),
-        static_cast<const scalar_t*>(invstd.raw_data()), n, c, rest);
+    EMBER_LAUNCH(inference_backward_kernel, grid, kThreads, 0, stream(dev), ptr_or_null<scalar_t>(grad_input),
+                 ptr_or_null<scalar_t>(grad_weight), ptr_or_null<scalar_t>(grad_bias),
+                 static_cast<const scalar_t*>(grad_out.raw_data()), static_cast<const scalar_t*>(input.raw_data()),
+                 ptr_or_null<scalar_t>(weight), static_cast<const scalar_t*>(mean.raw_data()),
+                 static_cast<const scalar_t*>(invstd.raw_data()), n, c, rest);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

@@ -26,6 +26,17 @@ struct TensorLists {
   int block_chunk[kMaxBlocks];
 };
 
+#if defined(EMBER_CUDA_EMULATED)
+// The emulator checks these pointers like direct kernel arguments (emulation/launch.h).
+template <class T, int L>
+std::vector<const void*> emulated_pointers(const TensorLists<T, L>& tl) {
+  std::vector<const void*> p;
+  for (int k = 0; k < L; ++k)
+    for (int t = 0; t < kMaxTensors; ++t) p.push_back(tl.ptr[k][t]);
+  return p;
+}
+#endif
+
 // ---------------------------------------------------------------------------------------
 // kernels
 
@@ -143,7 +154,7 @@ void CudaBackend::sgd_step(const std::vector<Tensor>& params, const std::vector<
     EMBER_DISPATCH_FLOATING(dt, "sgd_step", [&] {
       using T = scalar_t;
       for_each_chunk<T, 3>(lists, [&](const TensorLists<T, 3>& tl, int blocks) {
-        sgd_kernel<<<blocks, kThreads, 0, cuda_detail::stream(dev)>>>(tl, p);
+        EMBER_LAUNCH(sgd_kernel, blocks, kThreads, 0, cuda_detail::stream(dev), tl, p);
         EMBER_CUDA_LAUNCH_CHECK();
       });
     });
@@ -172,7 +183,7 @@ void CudaBackend::adam_step(const std::vector<Tensor>& params, const std::vector
     EMBER_DISPATCH_FLOATING(dt, "adam_step", [&] {
       using T = scalar_t;
       for_each_chunk<T, 4>(lists, [&](const TensorLists<T, 4>& tl, int blocks) {
-        adam_kernel<<<blocks, kThreads, 0, cuda_detail::stream(dev)>>>(tl, p, k);
+        EMBER_LAUNCH(adam_kernel, blocks, kThreads, 0, cuda_detail::stream(dev), tl, p, k);
         EMBER_CUDA_LAUNCH_CHECK();
       });
     });

@@ -201,8 +201,8 @@ void run_reduce(const Tensor& out, const Tensor& in, const Plan& p, Op op, A ini
   To* o = static_cast<To*>(out.raw_data());
   const T* x = static_cast<const T*>(in.raw_data());
   if (p.n_in < kBlock) {
-    reduce_thread_kernel<<<cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s>>>(
-        o, x, p.outer, p.inner, p.n_out, p.n_in, op, init, scale);
+    EMBER_LAUNCH(reduce_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, o, x, p.outer, p.inner,
+                 p.n_out, p.n_in, op, init, scale);
     EMBER_CUDA_LAUNCH_CHECK();
     return;
   }
@@ -215,18 +215,17 @@ void run_reduce(const Tensor& out, const Tensor& in, const Plan& p, Op op, A ini
   const int64_t tasks = p.n_out * splits;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tasks, target * 8));
   if (splits == 1) {
-    reduce_block_kernel<true, T, A, To><<<grid, kBlock, 0, s>>>(o, nullptr, x, p.outer, p.inner, p.n_out,
-                                                                 p.n_in, 1, chunk, op, init, scale);
+    EMBER_LAUNCH((reduce_block_kernel<true, T, A, To>), grid, kBlock, 0, s, o, nullptr, x, p.outer, p.inner, p.n_out,
+                 p.n_in, 1, chunk, op, init, scale);
     EMBER_CUDA_LAUNCH_CHECK();
     return;
   }
   cuda_detail::DeviceBuffer partial(dev, static_cast<size_t>(tasks) * sizeof(A));
-  reduce_block_kernel<false, T, A, To><<<grid, kBlock, 0, s>>>(o, partial.as<A>(), x, p.outer, p.inner,
-                                                                p.n_out, p.n_in, splits, chunk, op, init,
-                                                                scale);
+  EMBER_LAUNCH((reduce_block_kernel<false, T, A, To>), grid, kBlock, 0, s, o, partial.as<A>(), x, p.outer, p.inner,
+               p.n_out, p.n_in, splits, chunk, op, init, scale);
   EMBER_CUDA_LAUNCH_CHECK();
-  reduce_finish_kernel<<<cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s>>>(o, partial.as<A>(), p.n_out,
-                                                                              splits, op, init, scale);
+  EMBER_LAUNCH(reduce_finish_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, o, partial.as<A>(), p.n_out,
+               splits, op, init, scale);
   EMBER_CUDA_LAUNCH_CHECK();
 }
 
@@ -282,11 +281,11 @@ void CudaBackend::reduce_with_index(ReduceOp op, const Tensor& values, const Ten
     const T* x = static_cast<const T*>(in.raw_data());
     const ArgCombine<T> comb{op == ReduceOp::Max};
     if (p.n_in < kBlock)
-      arg_thread_kernel<<<cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s>>>(pv, pi, x, p.outer, stride,
-                                                                               p.n_out, p.n_in, comb);
+      EMBER_LAUNCH(arg_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, pv, pi, x, p.outer, stride,
+                   p.n_out, p.n_in, comb);
     else
-      arg_block_kernel<<<static_cast<unsigned>(std::min<int64_t>(p.n_out, 65535)), kBlock, 0, s>>>(
-          pv, pi, x, p.outer, stride, p.n_out, p.n_in, comb);
+      EMBER_LAUNCH(arg_block_kernel, static_cast<unsigned>(std::min<int64_t>(p.n_out, 65535)), kBlock, 0, s, pv, pi, x,
+                   p.outer, stride, p.n_out, p.n_in, comb);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

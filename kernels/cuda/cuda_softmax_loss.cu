@@ -171,8 +171,9 @@ void CudaBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
   CudaDeviceGuard guard(dev);
   EMBER_DISPATCH_FLOATING(in.dtype(), "softmax", [&] {
     with_block(C, [&](auto b) {
-      softmax_kernel<decltype(b)::value><<<row_grid(R, dev), decltype(b)::value, 0, cuda_detail::stream(dev)>>>(
-          static_cast<scalar_t*>(out.raw_data()), static_cast<const scalar_t*>(in.raw_data()), R, C, log);
+      EMBER_LAUNCH(softmax_kernel<decltype(b)::value>, row_grid(R, dev), decltype(b)::value, 0,
+                   cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()),
+                   static_cast<const scalar_t*>(in.raw_data()), R, C, log);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });
@@ -186,10 +187,10 @@ void CudaBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out
   CudaDeviceGuard guard(dev);
   EMBER_DISPATCH_FLOATING(out.dtype(), "softmax_backward", [&] {
     with_block(C, [&](auto b) {
-      softmax_backward_kernel<decltype(b)::value>
-          <<<row_grid(R, dev), decltype(b)::value, 0, cuda_detail::stream(dev)>>>(
-              static_cast<scalar_t*>(grad_in.raw_data()), static_cast<const scalar_t*>(grad_out.raw_data()),
-              static_cast<const scalar_t*>(out.raw_data()), R, C, log);
+      EMBER_LAUNCH(softmax_backward_kernel<decltype(b)::value>, row_grid(R, dev), decltype(b)::value, 0,
+                   cuda_detail::stream(dev), static_cast<scalar_t*>(grad_in.raw_data()),
+                   static_cast<const scalar_t*>(grad_out.raw_data()), static_cast<const scalar_t*>(out.raw_data()), R,
+                   C, log);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });
@@ -205,9 +206,10 @@ void CudaBackend::class_loss(const Tensor& losses, const Tensor& input, const Te
   const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Target, 1, &flag);
   EMBER_DISPATCH_FLOATING(input.dtype(), op, [&] {
     with_block(C, [&](auto b) {
-      class_loss_kernel<decltype(b)::value><<<row_grid(N, dev), decltype(b)::value, 0, cuda_detail::stream(dev)>>>(
-          static_cast<scalar_t*>(losses.raw_data()), static_cast<const scalar_t*>(input.raw_data()),
-          static_cast<const int64_t*>(target.raw_data()), N, C, input_is_log_prob, flag, code);
+      EMBER_LAUNCH(class_loss_kernel<decltype(b)::value>, row_grid(N, dev), decltype(b)::value, 0,
+                   cuda_detail::stream(dev), static_cast<scalar_t*>(losses.raw_data()),
+                   static_cast<const scalar_t*>(input.raw_data()), static_cast<const int64_t*>(target.raw_data()), N, C,
+                   input_is_log_prob, flag, code);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });
@@ -225,11 +227,10 @@ void CudaBackend::class_loss_backward(const Tensor& grad_input, const Tensor& gr
                                                      cuda_detail::IndexKind::Target, 1, &flag);
   EMBER_DISPATCH_FLOATING(input.dtype(), "class_loss_backward", [&] {
     with_block(C, [&](auto b) {
-      class_loss_backward_kernel<decltype(b)::value>
-          <<<row_grid(N, dev), decltype(b)::value, 0, cuda_detail::stream(dev)>>>(
-              static_cast<scalar_t*>(grad_input.raw_data()), static_cast<const scalar_t*>(grad_losses.raw_data()),
-              static_cast<const scalar_t*>(input.raw_data()), static_cast<const int64_t*>(target.raw_data()), N, C,
-              input_is_log_prob, flag, code);
+      EMBER_LAUNCH(class_loss_backward_kernel<decltype(b)::value>, row_grid(N, dev), decltype(b)::value, 0,
+                   cuda_detail::stream(dev), static_cast<scalar_t*>(grad_input.raw_data()),
+                   static_cast<const scalar_t*>(grad_losses.raw_data()), static_cast<const scalar_t*>(input.raw_data()),
+                   static_cast<const int64_t*>(target.raw_data()), N, C, input_is_log_prob, flag, code);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });

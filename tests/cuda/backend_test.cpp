@@ -107,48 +107,54 @@ void check_conv(const ConvCase& cc) {
 
 TEST(CudaConv, MatchesNaiveLoops) {
   EMBER_REQUIRE_GPU();
-  manual_seed(1);
-  check_conv({2, 3, 7, 6, 4, 3, 3, {}});
-  Conv2dParams strided;
-  strided.stride_h = 2;
-  strided.stride_w = 1;
-  strided.pad_h = 1;
-  strided.pad_w = 2;
-  check_conv({3, 2, 9, 8, 5, 3, 2, strided});
-  Conv2dParams dilated;
-  dilated.dilation_h = 2;
-  dilated.dilation_w = 3;
-  dilated.pad_h = dilated.pad_w = 1;
-  check_conv({1, 4, 10, 11, 2, 3, 3, dilated});
-  check_conv({8, 1, 28, 28, 8, 5, 5, {}});  // the tutorial CNN's first layer
+  EMBER_SKIP_IF_UNMODELLED({
+    manual_seed(1);
+    check_conv({2, 3, 7, 6, 4, 3, 3, {}});
+    Conv2dParams strided;
+    strided.stride_h = 2;
+    strided.stride_w = 1;
+    strided.pad_h = 1;
+    strided.pad_w = 2;
+    check_conv({3, 2, 9, 8, 5, 3, 2, strided});
+    Conv2dParams dilated;
+    dilated.dilation_h = 2;
+    dilated.dilation_w = 3;
+    dilated.pad_h = dilated.pad_w = 1;
+    check_conv({1, 4, 10, 11, 2, 3, 3, dilated});
+    check_conv({8, 1, 28, 28, 8, 5, 5, {}});  // the tutorial CNN's first layer
+  });
 }
 
 TEST(CudaConv, DeterministicSwitchGivesRepeatableGradients) {
   EMBER_REQUIRE_GPU();
-  manual_seed(2);
-  cuda::set_deterministic(true);
-  const Tensor x = random_cpu({4, 8, 12, 12}).cuda(), go = random_cpu({4, 16, 10, 10}).cuda();
-  Tensor dw1 = empty_gpu({16, 8, 3, 3}), dw2 = empty_gpu({16, 8, 3, 3});
-  gpu().conv2d_backward_weight(dw1, Tensor(), go, x, {});
-  gpu().conv2d_backward_weight(dw2, Tensor(), go, x, {});
-  cuda::set_deterministic(false);
-  EXPECT_EQ(host(dw1), host(dw2));
+  EMBER_SKIP_IF_UNMODELLED({
+    manual_seed(2);
+    cuda::set_deterministic(true);
+    const Tensor x = random_cpu({4, 8, 12, 12}).cuda(), go = random_cpu({4, 16, 10, 10}).cuda();
+    Tensor dw1 = empty_gpu({16, 8, 3, 3}), dw2 = empty_gpu({16, 8, 3, 3});
+    gpu().conv2d_backward_weight(dw1, Tensor(), go, x, {});
+    gpu().conv2d_backward_weight(dw2, Tensor(), go, x, {});
+    cuda::set_deterministic(false);
+    EXPECT_EQ(host(dw1), host(dw2));
+  });
 }
 
 TEST(CudaConv, LibraryErrorsNameTheCall) {
   EMBER_REQUIRE_REAL_GPU();
-  // An output whose shape cannot come from this convolution: cuDNN refuses it.
-  const Tensor x = random_cpu({1, 2, 5, 5}).cuda(), w = random_cpu({3, 2, 3, 3}).cuda();
-  Tensor y = empty_gpu({1, 3, 7, 7});
-  try {
-    gpu().conv2d(y, x, w, Tensor(), {});
-    ADD_FAILURE() << "no error";
-  } catch (const CudaError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("cudnn"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("failed: "), std::string::npos) << msg;
-    EXPECT_NE(msg.find("cuda_conv.cpp:"), std::string::npos) << msg;
-  }
+  EMBER_SKIP_IF_UNMODELLED({
+    // An output whose shape cannot come from this convolution: cuDNN refuses it.
+    const Tensor x = random_cpu({1, 2, 5, 5}).cuda(), w = random_cpu({3, 2, 3, 3}).cuda();
+    Tensor y = empty_gpu({1, 3, 7, 7});
+    try {
+      gpu().conv2d(y, x, w, Tensor(), {});
+      ADD_FAILURE() << "no error";
+    } catch (const CudaError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("cudnn"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("failed: "), std::string::npos) << msg;
+      EXPECT_NE(msg.find("cuda_conv.cpp:"), std::string::npos) << msg;
+    }
+  });
 }
 
 // ---- pooling -----------------------------------------------------------------------------
@@ -199,101 +205,105 @@ void check_pool(int64_t n, int64_t c, int64_t h, int64_t w, const Pool2dParams& 
 
 TEST(CudaPool, MatchesNaiveLoops) {
   EMBER_REQUIRE_GPU();
-  manual_seed(3);
-  Pool2dParams two;
-  two.kernel_h = two.kernel_w = two.stride_h = two.stride_w = 2;
-  check_pool(2, 3, 8, 6, two);  // the tutorial CNN's pooling
-  Pool2dParams overlap;
-  overlap.kernel_h = 3;
-  overlap.kernel_w = 2;
-  overlap.stride_h = 2;
-  overlap.stride_w = 1;
-  overlap.pad_h = 1;
-  overlap.pad_w = 1;
-  check_pool(1, 4, 9, 7, overlap);
+  EMBER_SKIP_IF_UNMODELLED({
+    manual_seed(3);
+    Pool2dParams two;
+    two.kernel_h = two.kernel_w = two.stride_h = two.stride_w = 2;
+    check_pool(2, 3, 8, 6, two);  // the tutorial CNN's pooling
+    Pool2dParams overlap;
+    overlap.kernel_h = 3;
+    overlap.kernel_w = 2;
+    overlap.stride_h = 2;
+    overlap.stride_w = 1;
+    overlap.pad_h = 1;
+    overlap.pad_w = 1;
+    check_pool(1, 4, 9, 7, overlap);
+  });
 }
 
 // ---- batch norm --------------------------------------------------------------------------
 
 TEST(CudaBatchNorm, TrainingAndInferenceMatchNaiveLoops) {
   EMBER_REQUIRE_GPU();
-  manual_seed(4);
-  for (const Shape& shape : {Shape{6, 3, 4, 5}, Shape{16, 7}}) {
-    Poisoned poison;
-    const int64_t N = shape[0], C = shape[1], R = numel_of(shape) / (N * C), M = N * R;
-    const double momentum = 0.1, eps = 1e-5;
-    const Tensor x = random_cpu(shape, -2, 3), w = random_cpu({C}, 0.5, 1.5), b = random_cpu({C}),
-                 go = random_cpu(shape), rm0 = random_cpu({C}), rv0 = random_cpu({C}, 0.5, 2);
-    const auto X = host(x), W = host(w), B = host(b), GO = host(go), RM = host(rm0), RV = host(rv0);
-    auto at = [&](int64_t n, int64_t c, int64_t r) { return static_cast<size_t>((n * C + c) * R + r); };
-    Ref out(shape), mean({C}), invstd({C}), rm({C}), rv({C}), gi(shape), gw({C}), gbias({C});
-    Ref eout(shape), egi(shape), egw({C}), egb({C});
-    for (int64_t c = 0; c < C; ++c) {
-      double s = 0, ss = 0;
-      for (int64_t n = 0; n < N; ++n)
-        for (int64_t r = 0; r < R; ++r) s += X[at(n, c, r)];
-      const double mu = s / M;
-      for (int64_t n = 0; n < N; ++n)
-        for (int64_t r = 0; r < R; ++r) ss += (X[at(n, c, r)] - mu) * (X[at(n, c, r)] - mu);
-      const double var = ss / M, is = 1 / std::sqrt(var + eps);
-      const double eis = 1 / std::sqrt(RV[c] + eps);
-      mean.v[c] = mu;
-      invstd.v[c] = is;
-      rm.v[c] = (1 - momentum) * RM[c] + momentum * mu;
-      rv.v[c] = (1 - momentum) * RV[c] + momentum * ss / (M - 1);
-      mean.k[c] = invstd.k[c] = rm.k[c] = rv.k[c] = M;
-      double sg = 0, sgx = 0, esgx = 0;
-      for (int64_t n = 0; n < N; ++n)
-        for (int64_t r = 0; r < R; ++r) {
-          const size_t i = at(n, c, r);
-          const double xhat = (X[i] - mu) * is;
-          out.v[i] = xhat * W[c] + B[c];
-          out.k[i] = M;
-          eout.v[i] = (X[i] - RM[c]) * eis * W[c] + B[c];
-          eout.k[i] = 4;  // x, mean, scale and shift meet in one affine map
-          sg += GO[i];
-          sgx += GO[i] * xhat;
-          esgx += GO[i] * (X[i] - RM[c]) * eis;
-          egi.v[i] = GO[i] * W[c] * eis;
-        }
-      gw.v[c] = sgx;
-      gbias.v[c] = egb.v[c] = sg;
-      egw.v[c] = esgx;
-      gw.k[c] = gbias.k[c] = egw.k[c] = egb.k[c] = M;
-      for (int64_t n = 0; n < N; ++n)
-        for (int64_t r = 0; r < R; ++r) {
-          const size_t i = at(n, c, r);
-          const double xhat = (X[i] - mu) * is;
-          gi.v[i] = W[c] * is / M * (M * GO[i] - sg - xhat * sgx);
-          gi.k[i] = M;
-        }
-    }
-    const Tensor xg = x.cuda(), wg = w.cuda(), bg = b.cuda(), gog = go.cuda();
-    Tensor rmg = rm0.cuda(), rvg = rv0.cuda();
-    Tensor y = empty_gpu(shape), sm = empty_gpu({C}), si = empty_gpu({C});
-    gpu().batch_norm(y, sm, si, xg, wg, bg, rmg, rvg, true, momentum, eps);
-    EXPECT_TRUE(near_ref(y, out, "batch_norm training"));
-    EXPECT_TRUE(near_ref(sm, mean, "batch_norm save_mean"));
-    EXPECT_TRUE(near_ref(si, invstd, "batch_norm save_invstd"));
-    EXPECT_TRUE(near_ref(rmg, rm, "batch_norm running_mean"));
-    EXPECT_TRUE(near_ref(rvg, rv, "batch_norm running_var (unbiased)"));
-    Tensor dx = empty_gpu(shape), dw = empty_gpu({C}), db = empty_gpu({C});
-    gpu().batch_norm_backward(dx, dw, db, gog, xg, wg, sm, si, true);
-    EXPECT_TRUE(near_ref(dx, gi, "batch_norm grad input"));
-    EXPECT_TRUE(near_ref(dw, gw, "batch_norm grad weight"));
-    EXPECT_TRUE(near_ref(db, gbias, "batch_norm grad bias"));
+  EMBER_SKIP_IF_UNMODELLED({
+    manual_seed(4);
+    for (const Shape& shape : {Shape{6, 3, 4, 5}, Shape{16, 7}}) {
+      Poisoned poison;
+      const int64_t N = shape[0], C = shape[1], R = numel_of(shape) / (N * C), M = N * R;
+      const double momentum = 0.1, eps = 1e-5;
+      const Tensor x = random_cpu(shape, -2, 3), w = random_cpu({C}, 0.5, 1.5), b = random_cpu({C}),
+                   go = random_cpu(shape), rm0 = random_cpu({C}), rv0 = random_cpu({C}, 0.5, 2);
+      const auto X = host(x), W = host(w), B = host(b), GO = host(go), RM = host(rm0), RV = host(rv0);
+      auto at = [&](int64_t n, int64_t c, int64_t r) { return static_cast<size_t>((n * C + c) * R + r); };
+      Ref out(shape), mean({C}), invstd({C}), rm({C}), rv({C}), gi(shape), gw({C}), gbias({C});
+      Ref eout(shape), egi(shape), egw({C}), egb({C});
+      for (int64_t c = 0; c < C; ++c) {
+        double s = 0, ss = 0;
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t r = 0; r < R; ++r) s += X[at(n, c, r)];
+        const double mu = s / M;
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t r = 0; r < R; ++r) ss += (X[at(n, c, r)] - mu) * (X[at(n, c, r)] - mu);
+        const double var = ss / M, is = 1 / std::sqrt(var + eps);
+        const double eis = 1 / std::sqrt(RV[c] + eps);
+        mean.v[c] = mu;
+        invstd.v[c] = is;
+        rm.v[c] = (1 - momentum) * RM[c] + momentum * mu;
+        rv.v[c] = (1 - momentum) * RV[c] + momentum * ss / (M - 1);
+        mean.k[c] = invstd.k[c] = rm.k[c] = rv.k[c] = M;
+        double sg = 0, sgx = 0, esgx = 0;
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t r = 0; r < R; ++r) {
+            const size_t i = at(n, c, r);
+            const double xhat = (X[i] - mu) * is;
+            out.v[i] = xhat * W[c] + B[c];
+            out.k[i] = M;
+            eout.v[i] = (X[i] - RM[c]) * eis * W[c] + B[c];
+            eout.k[i] = 4;  // x, mean, scale and shift meet in one affine map
+            sg += GO[i];
+            sgx += GO[i] * xhat;
+            esgx += GO[i] * (X[i] - RM[c]) * eis;
+            egi.v[i] = GO[i] * W[c] * eis;
+          }
+        gw.v[c] = sgx;
+        gbias.v[c] = egb.v[c] = sg;
+        egw.v[c] = esgx;
+        gw.k[c] = gbias.k[c] = egw.k[c] = egb.k[c] = M;
+        for (int64_t n = 0; n < N; ++n)
+          for (int64_t r = 0; r < R; ++r) {
+            const size_t i = at(n, c, r);
+            const double xhat = (X[i] - mu) * is;
+            gi.v[i] = W[c] * is / M * (M * GO[i] - sg - xhat * sgx);
+            gi.k[i] = M;
+          }
+      }
+      const Tensor xg = x.cuda(), wg = w.cuda(), bg = b.cuda(), gog = go.cuda();
+      Tensor rmg = rm0.cuda(), rvg = rv0.cuda();
+      Tensor y = empty_gpu(shape), sm = empty_gpu({C}), si = empty_gpu({C});
+      gpu().batch_norm(y, sm, si, xg, wg, bg, rmg, rvg, true, momentum, eps);
+      EXPECT_TRUE(near_ref(y, out, "batch_norm training"));
+      EXPECT_TRUE(near_ref(sm, mean, "batch_norm save_mean"));
+      EXPECT_TRUE(near_ref(si, invstd, "batch_norm save_invstd"));
+      EXPECT_TRUE(near_ref(rmg, rm, "batch_norm running_mean"));
+      EXPECT_TRUE(near_ref(rvg, rv, "batch_norm running_var (unbiased)"));
+      Tensor dx = empty_gpu(shape), dw = empty_gpu({C}), db = empty_gpu({C});
+      gpu().batch_norm_backward(dx, dw, db, gog, xg, wg, sm, si, true);
+      EXPECT_TRUE(near_ref(dx, gi, "batch_norm grad input"));
+      EXPECT_TRUE(near_ref(dw, gw, "batch_norm grad weight"));
+      EXPECT_TRUE(near_ref(db, gbias, "batch_norm grad bias"));
 
-    // Inference: the running statistics normalise; their gradient treats them as constants.
-    const Tensor rm_in = rm0.cuda(), rv_in = rv0.cuda();
-    Tensor ye = empty_gpu(shape), em = empty_gpu({C}), ei = empty_gpu({C});
-    gpu().batch_norm(ye, em, ei, xg, wg, bg, rm_in, rv_in, false, momentum, eps);
-    EXPECT_TRUE(near_ref(ye, eout, "batch_norm inference"));
-    Tensor edx = empty_gpu(shape), edw = empty_gpu({C}), edb = empty_gpu({C});
-    gpu().batch_norm_backward(edx, edw, edb, gog, xg, wg, em, ei, false);
-    EXPECT_TRUE(near_ref(edx, egi, "batch_norm inference grad input"));
-    EXPECT_TRUE(near_ref(edw, egw, "batch_norm inference grad weight"));
-    EXPECT_TRUE(near_ref(edb, egb, "batch_norm inference grad bias"));
-  }
+      // Inference: the running statistics normalise; their gradient treats them as constants.
+      const Tensor rm_in = rm0.cuda(), rv_in = rv0.cuda();
+      Tensor ye = empty_gpu(shape), em = empty_gpu({C}), ei = empty_gpu({C});
+      gpu().batch_norm(ye, em, ei, xg, wg, bg, rm_in, rv_in, false, momentum, eps);
+      EXPECT_TRUE(near_ref(ye, eout, "batch_norm inference"));
+      Tensor edx = empty_gpu(shape), edw = empty_gpu({C}), edb = empty_gpu({C});
+      gpu().batch_norm_backward(edx, edw, edb, gog, xg, wg, em, ei, false);
+      EXPECT_TRUE(near_ref(edx, egi, "batch_norm inference grad input"));
+      EXPECT_TRUE(near_ref(edw, egw, "batch_norm inference grad weight"));
+      EXPECT_TRUE(near_ref(edb, egb, "batch_norm inference grad bias"));
+    }
+  });
 }
 
 // ---- indexing ----------------------------------------------------------------------------

@@ -1,0 +1,36 @@
+#pragma once
+// The emulator's settings (from the environment, read once) and the hooks tests use to
+// change them or to inspect and clear what a fault left behind (EMBER_CUDA=EMULATE only).
+//
+//   EMBER_EMULATED_CUDA_DEVICES   number of devices (default 2; 0 means none)
+//   EMBER_EMULATED_CUDA_MEMORY    per-device capacity: bytes, or with K, M or G (binary)
+//   EMBER_EMULATED_CUDA_BLOCK_ORDER  forward (default), reverse, shuffle or shuffle:SEED
+//   EMBER_EMULATED_CUDA_STREAMS   immediate (default) or deferred: work waits in its
+//                                 stream until the next synchronisation point
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ember/core/export.h"
+
+namespace ember::emulation {
+
+enum class BlockOrder { Forward, Reverse, Shuffle };
+
+/// The order in which a grid's blocks run (a shuffle is drawn per launch from seed).
+EMBER_API void set_block_order(BlockOrder order, uint64_t seed = 0);
+EMBER_API BlockOrder block_order();
+/// Caps a device's memory (0: the default capacity); cudaMalloc beyond it fails.
+EMBER_API void set_memory_limit(int device, size_t bytes);
+/// Whether streams defer their work until a synchronisation point.
+EMBER_API bool deferred_streams();
+EMBER_API void set_deferred_streams(bool deferred);
+/// The diagnosis of the latest sticky error (illegal address, kernel fault), "" if none.
+EMBER_API std::string last_fault();
+/// Clears every device's sticky error and this thread's last error (tests only: a real
+/// context stays broken).
+EMBER_API void clear_errors();
+/// One line for ember::cuda::versions(): what is emulated and in which modes.
+EMBER_API std::string describe();
+
+}  // namespace ember::emulation
