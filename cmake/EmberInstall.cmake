@@ -36,5 +36,9 @@ if(NOT BUILD_SHARED_LIBS)
     string(APPEND EMBER_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcudnn -ldl -lrt")
   endif()
 endif()
+# Relocatable: the prefix is found from the .pc file's own folder, so a package installed
+# with --prefix (or moved) still points at its own headers and library.
+file(RELATIVE_PATH _ember_pc_up "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
+set(EMBER_PC_PREFIX "\${pcfiledir}/${_ember_pc_up}")
 configure_file(cmake/ember.pc.in "${CMAKE_CURRENT_BINARY_DIR}/ember.pc" @ONLY)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/ember.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
