@@ -63,7 +63,9 @@ std::vector<Call> calls() {
   add("factories", [] { from_vector(std::vector<float>{1, 2}, {3}); });
   add("factories", [] { from_vector(std::vector<float>{}, {-1}); });
   add("factories", [] { tensor({{1, 2}, {3}}); });
-  add("factories", [] { zeros({2}, Device::cuda(0)); });
+  // One past the last CUDA device: NotCompiledError without CUDA, DeviceError with it (the
+  // emulated build has devices, so cuda:0 itself would be fine).
+  add("factories", [] { zeros({2}, Device::cuda(cuda::device_count())); });
   add("factories", [] { zeros({2}, Device("cuda:7")); });
 
   // Dims of 0-d tensors and out-of-range dims.
