@@ -10,8 +10,7 @@ namespace ember {
 
 Tensor from_blob(void* data, const Shape& shape, TensorOptions o, std::function<void(void*)> deleter) {
   const int64_t nbytes = checked_nbytes(shape, itemsize(o.dtype()), "from_blob");
-  const int64_t count = checked_numel(shape, "from_blob");
-  if (!data && count > 0) raise<ValueError>("from_blob: data is null for shape ", shape_str(shape));
+  if (!data && nbytes > 0) raise<ValueError>("from_blob: data is null for shape ", shape_str(shape));
   if (reinterpret_cast<uintptr_t>(data) % itemsize(o.dtype()) != 0)
     raise<ValueError>("from_blob: data is not aligned to ", itemsize(o.dtype()), " bytes for ",
                       dtype_name(o.dtype()));

@@ -1,6 +1,6 @@
 // embedding, composed of index_select (whose gradient is the index_add of the rows) and, for
-// padding_idx, a where() that takes the padding rows from a detached weight so that they
-// receive no gradient while the forward values stay the table's own.
+// padding_idx, a where() that takes the padding rows from a detached copy of the same rows, so
+// that they receive no gradient while the forward values stay the table's own.
 #include "ember/core/ops/embedding.h"
 
 #include "ember/core/autograd/grad_mode.h"
@@ -36,7 +36,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   Tensor rows = index_select(weight, 0, flat);
   if (padding_idx && weight.requires_grad() && GradMode::is_enabled()) {
     const Tensor keep = ne(flat, static_cast<double>(*padding_idx)).unsqueeze(1);
-    rows = where(keep, rows, index_select(weight.detach(), 0, flat));
+    rows = where(keep, rows, rows.detach());
   }
   Shape out_shape = indices.shape();
   out_shape.push_back(weight.size(1));
