@@ -1,6 +1,5 @@
 // Binary elementwise ops and comparisons on CUDA, operands broadcast to the output's shape
-// (zero strides). ReluBackward on contiguous float32 goes to cuDNN.
-#include "ember/kernels/cuda/cuda_dnn.h"
+// (zero strides). ReluBackward is fn::ReluBackward here too: one NaN rule on both devices.
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/elementwise_dispatch.h"
 
@@ -13,11 +12,6 @@ void CudaBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const 
         cuda_detail::launch_map2<bool, scalar_t, scalar_t>(out, a, b, f);
       });
     });
-    return;
-  }
-  // (grad, input): cuDNN's relu backward reads the mask from its x operand.
-  if (op == BinaryOp::ReluBackward && cuda_detail::cudnn_relu_applies(out, a, b)) {
-    cuda_detail::cudnn_relu_backward(out, a, b);
     return;
   }
   EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {

@@ -2,8 +2,9 @@
 // (or CHW) contiguous input. cuDNN's max pooling ignores padded positions (implicit -inf,
 // as PyTorch) and its average counts them (count_include_pad=True); the output size is
 // floor((H + 2p - k) / s) + 1 in both libraries. The max positions the front-end may need
-// come from a small kernel (cuda_pool_kernels.cu); the average's gradient, which has no
-// forward tensors to hand to cuDNN, is a kernel too.
+// come from a small kernel (cuda_pool_kernels.cu), and both gradients are kernels: the max's
+// gathers from those positions (deterministic, ties as the forward returned them), instead
+// of cudnnPoolingBackward finding each window's maximum again.
 #include "ember/core/cuda.h"
 #include "ember/kernels/cuda/cuda_backend.h"
 #include "ember/kernels/cuda/cuda_pool_kernels.h"
@@ -37,8 +38,8 @@ cudnnPoolingMode_t max_mode() {
   return cuda::deterministic() ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
 }
 
-cuda_detail::PoolGeometry geometry(const Tensor& input, const Tensor& out, const Pool2dParams& p) {
-  const Planes in = planes_of(input, "max_pool2d"), o = planes_of(out, "max_pool2d");
+cuda_detail::PoolGeometry geometry(const Tensor& input, const Tensor& out, const Pool2dParams& p, const char* op) {
+  const Planes in = planes_of(input, op), o = planes_of(out, op);
   return {in.n * in.c, in.h, in.w, o.h, o.w, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_h, p.pad_w};
 }
 
@@ -54,26 +55,18 @@ void CudaBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Ten
   const cuda_detail::Scaling one(1.0), zero(0.0);
   EMBER_CUDNN_CHECK(cudnnPoolingForward(cuda_detail::cudnn(dev), pd.d, one.get(input.dtype()), xd.d,
                                         input.raw_data(), zero.get(input.dtype()), yd.d, out.raw_data()));
-  if (indices.defined() && indices.numel()) cuda_detail::max_pool2d_indices(indices, input, geometry(input, out, p));
+  if (indices.defined() && indices.numel()) cuda_detail::max_pool2d_indices(indices, input, geometry(input, out, p, "max_pool2d"));
 }
 
 void CudaBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& input,
-                                      const Tensor& out, const Tensor&, const Pool2dParams& p) {
+                                      const Tensor& out, const Tensor& indices, const Pool2dParams& p) {
   if (grad_input.numel() == 0) return;
-  const int dev = grad_input.device().index;
-  CudaDeviceGuard guard(dev);
+  CudaDeviceGuard guard(grad_input.device().index);
   if (grad_out.numel() == 0) {
     fill(grad_input, 0.0);
     return;
   }
-  cuda_detail::PoolDesc pd;
-  set_pooling(pd, max_mode(), p, "max_pool2d");
-  cuda_detail::TensorDesc xd = desc_of(input, "max_pool2d"), yd = desc_of(out, "max_pool2d");
-  const cuda_detail::Scaling one(1.0), zero(0.0);
-  // cuDNN finds each window's maximum again from the forward's input and output.
-  EMBER_CUDNN_CHECK(cudnnPoolingBackward(cuda_detail::cudnn(dev), pd.d, one.get(input.dtype()), yd.d,
-                                         out.raw_data(), yd.d, grad_out.raw_data(), xd.d, input.raw_data(),
-                                         zero.get(input.dtype()), xd.d, grad_input.raw_data()));
+  cuda_detail::max_pool2d_backward(grad_input, grad_out, indices, geometry(input, out, p, "max_pool2d"));
 }
 
 void CudaBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& p) {
@@ -91,10 +84,7 @@ void CudaBackend::avg_pool2d(const Tensor& out, const Tensor& input, const Pool2
 void CudaBackend::avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& p) {
   if (grad_input.numel() == 0) return;
   CudaDeviceGuard guard(grad_input.device().index);
-  const Planes in = planes_of(grad_input, "avg_pool2d"), o = planes_of(grad_out, "avg_pool2d");
-  cuda_detail::avg_pool2d_backward(grad_input, grad_out,
-                                   {in.n * in.c, in.h, in.w, o.h, o.w, p.kernel_h, p.kernel_w, p.stride_h,
-                                    p.stride_w, p.pad_h, p.pad_w});
+  cuda_detail::avg_pool2d_backward(grad_input, grad_out, geometry(grad_input, grad_out, p, "avg_pool2d"));
 }
 
 }  // namespace ember

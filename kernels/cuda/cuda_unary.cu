@@ -1,6 +1,5 @@
 // Unary elementwise ops on CUDA: each op is a functor from kernels/functors.h (shared with
-// the CPU) run by the loops of cuda_loops.cuh. Relu on contiguous float32 goes to cuDNN.
-#include "ember/kernels/cuda/cuda_dnn.h"
+// the CPU) run by the loops of cuda_loops.cuh, relu included (one NaN rule on both devices).
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/elementwise_dispatch.h"
 
@@ -11,10 +10,6 @@ void CudaBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, double 
     EMBER_DISPATCH_ALL(in.dtype(), "logical_not", [&] {
       cuda_detail::launch_map1<bool, scalar_t>(out, in, fn::LogicalNot{});
     });
-    return;
-  }
-  if (op == UnaryOp::Relu && cuda_detail::cudnn_relu_applies(out, in, in)) {
-    cuda_detail::cudnn_relu_forward(out, in);
     return;
   }
   EMBER_DISPATCH_NUMERIC(in.dtype(), "unary", [&] {

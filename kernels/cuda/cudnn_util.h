@@ -75,12 +75,4 @@ struct PoolDesc {
   PoolDesc& operator=(const PoolDesc&) = delete;
 };
 
-struct ActivationDesc {
-  cudnnActivationDescriptor_t d = nullptr;
-  ActivationDesc() { EMBER_CUDNN_CHECK(cudnnCreateActivationDescriptor(&d)); }
-  ~ActivationDesc() { cudnnDestroyActivationDescriptor(d); }
-  ActivationDesc(const ActivationDesc&) = delete;
-  ActivationDesc& operator=(const ActivationDesc&) = delete;
-};
-
 }  // namespace ember::cuda_detail

@@ -1,8 +1,9 @@
 #pragma once
 // The cuDNN 9 legacy calls Ember makes, declared with cudnn.h's signatures (EMBER_CUDA=
-// EMULATE only). Until part 2 models them, every call that creates, configures or computes
-// raises NotImplementedError (not_modelled.h). Destroy calls succeed (destructors make
-// them on the way out of a failed call) and the version and error-string queries answer.
+// EMULATE only) and modelled on the host after NVIDIA's cuDNN API Reference: the handle and
+// descriptors in cudnn_descriptors.cpp, the compute calls in cudnn_*.cpp (cudnn_model.h
+// holds what they share). A call not modelled yet raises NotImplementedError
+// (not_modelled.h).
 #include <cstddef>
 
 #include "ember/kernels/cuda/emulation/not_modelled.h"
@@ -13,20 +14,29 @@ struct cudnnTensorStruct;
 struct cudnnFilterStruct;
 struct cudnnConvolutionStruct;
 struct cudnnPoolingStruct;
-struct cudnnActivationStruct;
 typedef struct cudnnContext* cudnnHandle_t;
 typedef struct cudnnTensorStruct* cudnnTensorDescriptor_t;
 typedef struct cudnnFilterStruct* cudnnFilterDescriptor_t;
 typedef struct cudnnConvolutionStruct* cudnnConvolutionDescriptor_t;
 typedef struct cudnnPoolingStruct* cudnnPoolingDescriptor_t;
-typedef struct cudnnActivationStruct* cudnnActivationDescriptor_t;
 
+// cudnn_graph.h's values (9.x): a category (thousands) and a specific error.
 typedef enum {
   CUDNN_STATUS_SUCCESS = 0,
   CUDNN_STATUS_NOT_INITIALIZED = 1001,
   CUDNN_STATUS_BAD_PARAM = 2000,
+  CUDNN_STATUS_BAD_PARAM_NULL_POINTER = 2002,
+  CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER = 2003,
+  CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT = 2006,
+  CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH = 2007,
+  CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH = 2008,
   CUDNN_STATUS_NOT_SUPPORTED = 3000,
+  CUDNN_STATUS_NOT_SUPPORTED_SHAPE = 3002,
+  CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE = 3003,
+  CUDNN_STATUS_EXECUTION_FAILED = 5000,
+  CUDNN_STATUS_EXECUTION_FAILED_CUDART = 5003,
 } cudnnStatus_t;
+#define CUDNN_BN_MIN_EPSILON 0.0
 typedef enum { CUDNN_DATA_FLOAT = 0, CUDNN_DATA_DOUBLE = 1 } cudnnDataType_t;
 typedef enum { CUDNN_TENSOR_NCHW = 0 } cudnnTensorFormat_t;
 typedef enum { CUDNN_NOT_PROPAGATE_NAN = 0, CUDNN_PROPAGATE_NAN = 1 } cudnnNanPropagation_t;
@@ -39,7 +49,6 @@ typedef enum {
   CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING = 2,
   CUDNN_POOLING_MAX_DETERMINISTIC = 3,
 } cudnnPoolingMode_t;
-typedef enum { CUDNN_ACTIVATION_RELU = 1 } cudnnActivationMode_t;
 typedef enum { CUDNN_BATCHNORM_PER_ACTIVATION = 0, CUDNN_BATCHNORM_SPATIAL = 1 } cudnnBatchNormMode_t;
 typedef enum {
   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM = 0,
@@ -74,48 +83,39 @@ EMBER_CUDNN_PERF(cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterA
 // A call that is not modelled: same signature as cudnn.h, raises NotImplementedError.
 #define EMBER_CUDNN_UNMODELLED(name, params) \
   inline cudnnStatus_t name params { ember::emulation::not_modelled(#name); }
-// A destroy call: nothing was created, so nothing to do.
-#define EMBER_CUDNN_DESTROY(name, type) \
-  inline cudnnStatus_t name(type) { return CUDNN_STATUS_SUCCESS; }
 
-EMBER_CUDNN_UNMODELLED(cudnnCreate, (cudnnHandle_t*))
-EMBER_CUDNN_UNMODELLED(cudnnSetStream, (cudnnHandle_t, cudaStream_t))
-EMBER_CUDNN_UNMODELLED(cudnnCreateTensorDescriptor, (cudnnTensorDescriptor_t*))
-EMBER_CUDNN_UNMODELLED(cudnnSetTensor4dDescriptor,
-                       (cudnnTensorDescriptor_t, cudnnTensorFormat_t, cudnnDataType_t, int, int, int, int))
-EMBER_CUDNN_DESTROY(cudnnDestroyTensorDescriptor, cudnnTensorDescriptor_t)
-EMBER_CUDNN_UNMODELLED(cudnnCreateFilterDescriptor, (cudnnFilterDescriptor_t*))
-EMBER_CUDNN_UNMODELLED(cudnnSetFilter4dDescriptor,
-                       (cudnnFilterDescriptor_t, cudnnDataType_t, cudnnTensorFormat_t, int, int, int, int))
-EMBER_CUDNN_DESTROY(cudnnDestroyFilterDescriptor, cudnnFilterDescriptor_t)
-EMBER_CUDNN_UNMODELLED(cudnnCreateConvolutionDescriptor, (cudnnConvolutionDescriptor_t*))
-EMBER_CUDNN_UNMODELLED(cudnnSetConvolution2dDescriptor, (cudnnConvolutionDescriptor_t, int, int, int, int, int, int,
-                                                         cudnnConvolutionMode_t, cudnnDataType_t))
-EMBER_CUDNN_UNMODELLED(cudnnSetConvolutionMathType, (cudnnConvolutionDescriptor_t, cudnnMathType_t))
-EMBER_CUDNN_DESTROY(cudnnDestroyConvolutionDescriptor, cudnnConvolutionDescriptor_t)
-EMBER_CUDNN_UNMODELLED(cudnnCreatePoolingDescriptor, (cudnnPoolingDescriptor_t*))
-EMBER_CUDNN_UNMODELLED(cudnnSetPooling2dDescriptor, (cudnnPoolingDescriptor_t, cudnnPoolingMode_t,
-                                                     cudnnNanPropagation_t, int, int, int, int, int, int))
-EMBER_CUDNN_DESTROY(cudnnDestroyPoolingDescriptor, cudnnPoolingDescriptor_t)
-EMBER_CUDNN_UNMODELLED(cudnnCreateActivationDescriptor, (cudnnActivationDescriptor_t*))
-EMBER_CUDNN_UNMODELLED(cudnnSetActivationDescriptor,
-                       (cudnnActivationDescriptor_t, cudnnActivationMode_t, cudnnNanPropagation_t, double))
-EMBER_CUDNN_DESTROY(cudnnDestroyActivationDescriptor, cudnnActivationDescriptor_t)
+// ---- the handle and descriptors (cudnn_descriptors.cpp)
+EMBER_API cudnnStatus_t cudnnCreate(cudnnHandle_t* handle);
+EMBER_API cudnnStatus_t cudnnDestroy(cudnnHandle_t handle);
+EMBER_API cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t stream);
+EMBER_API size_t cudnnGetVersion();
+EMBER_API const char* cudnnGetErrorString(cudnnStatus_t status);
+EMBER_API cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t* desc);
+EMBER_API cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format,
+                                                   cudnnDataType_t type, int n, int c, int h, int w);
+EMBER_API cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t desc);
+EMBER_API cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t* desc);
+EMBER_API cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t desc, cudnnDataType_t type,
+                                                   cudnnTensorFormat_t format, int k, int c, int h, int w);
+EMBER_API cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t desc);
+EMBER_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t* desc);
+EMBER_API cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t desc, int pad_h, int pad_w,
+                                                        int u, int v, int dilation_h, int dilation_w,
+                                                        cudnnConvolutionMode_t mode, cudnnDataType_t compute_type);
+EMBER_API cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t desc, cudnnMathType_t math_type);
+EMBER_API cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t desc);
+EMBER_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* desc);
+EMBER_API cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t desc, cudnnPoolingMode_t mode,
+                                                    cudnnNanPropagation_t nan_opt, int window_h, int window_w,
+                                                    int pad_h, int pad_w, int stride_h, int stride_w);
+EMBER_API cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t desc);
 
-EMBER_CUDNN_UNMODELLED(cudnnActivationForward,
-                       (cudnnHandle_t, cudnnActivationDescriptor_t, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const void*, const cudnnTensorDescriptor_t, void*))
-EMBER_CUDNN_UNMODELLED(cudnnActivationBackward,
-                       (cudnnHandle_t, cudnnActivationDescriptor_t, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const cudnnTensorDescriptor_t, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const void*, const cudnnTensorDescriptor_t, void*))
+// ---- pooling forward (cudnn_pooling.cpp)
 EMBER_CUDNN_UNMODELLED(cudnnPoolingForward,
                        (cudnnHandle_t, const cudnnPoolingDescriptor_t, const void*, const cudnnTensorDescriptor_t,
                         const void*, const void*, const cudnnTensorDescriptor_t, void*))
-EMBER_CUDNN_UNMODELLED(cudnnPoolingBackward,
-                       (cudnnHandle_t, const cudnnPoolingDescriptor_t, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const cudnnTensorDescriptor_t, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const void*, const cudnnTensorDescriptor_t, void*))
+
+// ---- batch normalization (cudnn_batch_norm.cpp)
 EMBER_CUDNN_UNMODELLED(cudnnDeriveBNTensorDescriptor,
                        (cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t, cudnnBatchNormMode_t))
 EMBER_CUDNN_UNMODELLED(cudnnBatchNormalizationForwardTraining,
@@ -131,6 +131,8 @@ EMBER_CUDNN_UNMODELLED(cudnnBatchNormalizationBackward,
                         const cudnnTensorDescriptor_t, const void*, const cudnnTensorDescriptor_t, const void*,
                         const cudnnTensorDescriptor_t, void*, const cudnnTensorDescriptor_t, const void*, void*,
                         void*, double, const void*, const void*))
+
+// ---- convolution (cudnn_convolution.cpp)
 EMBER_CUDNN_UNMODELLED(cudnnGetConvolutionForwardAlgorithm_v7,
                        (cudnnHandle_t, const cudnnTensorDescriptor_t, const cudnnFilterDescriptor_t,
                         const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t, int, int*,
@@ -181,6 +183,8 @@ EMBER_CUDNN_UNMODELLED(cudnnConvolutionBackwardFilter,
                         const cudnnTensorDescriptor_t, const void*, const cudnnConvolutionDescriptor_t,
                         cudnnConvolutionBwdFilterAlgo_t, void*, size_t, const void*, const cudnnFilterDescriptor_t,
                         void*))
+
+// ---- bias and tensor addition (cudnn_tensor_ops.cpp)
 EMBER_CUDNN_UNMODELLED(cudnnConvolutionBackwardBias,
                        (cudnnHandle_t, const void*, const cudnnTensorDescriptor_t, const void*, const void*,
                         const cudnnTensorDescriptor_t, void*))
@@ -188,15 +192,3 @@ EMBER_CUDNN_UNMODELLED(cudnnAddTensor, (cudnnHandle_t, const void*, const cudnnT
                                         const void*, const cudnnTensorDescriptor_t, void*))
 
 #undef EMBER_CUDNN_UNMODELLED
-#undef EMBER_CUDNN_DESTROY
-
-inline size_t cudnnGetVersion() { return 0; }  // no library: versions() says so
-inline const char* cudnnGetErrorString(cudnnStatus_t status) {
-  switch (status) {
-    case CUDNN_STATUS_SUCCESS: return "CUDNN_STATUS_SUCCESS";
-    case CUDNN_STATUS_NOT_INITIALIZED: return "CUDNN_STATUS_NOT_INITIALIZED";
-    case CUDNN_STATUS_BAD_PARAM: return "CUDNN_STATUS_BAD_PARAM";
-    case CUDNN_STATUS_NOT_SUPPORTED: return "CUDNN_STATUS_NOT_SUPPORTED";
-  }
-  return "CUDNN_STATUS_UNKNOWN";
-}
