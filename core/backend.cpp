@@ -56,7 +56,7 @@ void Backend::softmax_backward(const Tensor&, const Tensor&, const Tensor&, bool
 void Backend::class_loss(const Tensor&, const Tensor&, const Tensor&, bool, const char* op) {
   not_implemented(op);
 }
-void Backend::class_loss_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool) {
+void Backend::class_loss_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, const char*) {
   not_implemented("class_loss_backward");
 }
 void Backend::conv2d(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {

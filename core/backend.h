@@ -83,10 +83,11 @@ class EMBER_API Backend {
   virtual void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target,
                           bool input_is_log_prob, const char* op);
   /// grad_input[n, c] = grad_losses[n] * (softmax(input)[n, c] - [c == target[n]])
-  /// (or -grad_losses[n] * [c == target[n]] when input_is_log_prob).
+  /// (or -grad_losses[n] * [c == target[n]] when input_is_log_prob). Targets outside
+  /// [0, C) raise IndexError naming op, as the forward's.
   virtual void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
                                    const Tensor& input, const Tensor& target,
-                                   bool input_is_log_prob);
+                                   bool input_is_log_prob, const char* op);
 
   // ---- convolution and pooling (NCHW, contiguous inputs) ----
   virtual void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight,

@@ -29,7 +29,7 @@ class ClassLossNode final : public Node {
     const Tensor& input = saved(0);
     const Tensor& target = saved(1);
     Tensor grad = detail::make_empty(input.shape(), input.dtype(), input.device());
-    backend_for(input.device()).class_loss_backward(grad, g.contiguous(), input, target, log_prob_);
+    backend_for(input.device()).class_loss_backward(grad, g.contiguous(), input, target, log_prob_, name());
     return {grad, Tensor()};
   }
 

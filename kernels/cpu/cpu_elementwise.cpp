@@ -1,5 +1,6 @@
 // Elementwise ops on the CPU: each op is a functor from kernels/functors.h run by the loops
 // of cpu_loops.h.
+#include "ember/kernels/cast.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/cpu_loops.h"
 #include "ember/kernels/elementwise_dispatch.h"
@@ -11,7 +12,7 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
     using To = scalar_t;
     EMBER_DISPATCH_ALL(src.dtype(), "copy", [&] {
       if (dst.is_contiguous()) {
-        cpu::map1<To, scalar_t>(dst, src, [](scalar_t x) { return static_cast<To>(x); });
+        cpu::map1<To, scalar_t>(dst, src, [](scalar_t x) { return cast_value<To>(x); });
         return;
       }
       // A strided destination (a view being written through): walk both by offsets.
@@ -22,7 +23,7 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
         int64_t off[2];
         for (int64_t i = lo; i < hi; ++i) {
           calc.get(i, off);
-          o[off[0]] = static_cast<To>(x[off[1]]);
+          o[off[0]] = cast_value<To>(x[off[1]]);
         }
       });
     });
@@ -64,12 +65,12 @@ void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, 
   };
   if (is_comparison(op)) {
     EMBER_DISPATCH_ALL(a.dtype(), "comparison", [&] {
-      with_comparison(op, [&](auto f) { run(f, static_cast<scalar_t>(s)); });
+      with_comparison(op, [&](auto f) { run(f, cast_value<scalar_t>(s)); });
     });
     return;
   }
   EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {
-    with_binary<scalar_t>(op, [&](auto f) { run(f, static_cast<scalar_t>(s)); });
+    with_binary<scalar_t>(op, [&](auto f) { run(f, cast_value<scalar_t>(s)); });
   });
 }
 

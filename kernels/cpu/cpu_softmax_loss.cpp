@@ -94,10 +94,11 @@ void CpuBackend::class_loss(const Tensor& losses, const Tensor& input, const Ten
 
 void CpuBackend::class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
                                      const Tensor& input, const Tensor& target,
-                                     bool input_is_log_prob) {
+                                     bool input_is_log_prob, const char* op) {
   const int64_t N = input.size(0), C = input.size(1);
   const int64_t* t = static_cast<const int64_t*>(target.raw_data());
-  EMBER_DISPATCH_FLOATING(input.dtype(), "class_loss_backward", [&] {
+  for (int64_t n = 0; n < N; ++n) check_target(t[n], C, op);
+  EMBER_DISPATCH_FLOATING(input.dtype(), op, [&] {
     using T = scalar_t;
     const T* x = static_cast<const T*>(input.raw_data());
     const T* g = static_cast<const T*>(grad_losses.raw_data());

@@ -54,7 +54,7 @@ class CudaBackend : public Backend {
                   bool input_is_log_prob, const char* op) override;
   void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
                            const Tensor& input, const Tensor& target,
-                           bool input_is_log_prob) override;
+                           bool input_is_log_prob, const char* op) override;
 
   // cuda_conv.cpp (cuDNN)
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,

@@ -1,5 +1,6 @@
 // Tensor-scalar forms of the binary ops and comparisons: the scalar takes the tensor's
 // dtype and is bound into the functor, which then runs as a unary map.
+#include "ember/kernels/cast.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/elementwise_dispatch.h"
 
@@ -35,14 +36,14 @@ void CudaBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a,
   if (is_comparison(op)) {
     EMBER_DISPATCH_ALL(a.dtype(), "comparison", [&] {
       with_comparison(op, [&](auto f) {
-        run_scalar<scalar_t>(out, a, f, static_cast<scalar_t>(s), scalar_first);
+        run_scalar<scalar_t>(out, a, f, cast_value<scalar_t>(s), scalar_first);
       });
     });
     return;
   }
   EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {
     with_binary<scalar_t>(op, [&](auto f) {
-      run_scalar<scalar_t>(out, a, f, static_cast<scalar_t>(s), scalar_first);
+      run_scalar<scalar_t>(out, a, f, cast_value<scalar_t>(s), scalar_first);
     });
   });
 }

@@ -1,4 +1,5 @@
 // copy (with dtype conversion, strided source and destination) and where on CUDA.
+#include "ember/kernels/cast.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 
 namespace ember {
@@ -6,7 +7,7 @@ namespace {
 
 template <class To>
 struct CastTo {
-  template <class T> EMBER_HD To operator()(T x) const { return static_cast<To>(x); }
+  template <class T> EMBER_HD To operator()(T x) const { return cast_value<To>(x); }
 };
 
 // ---------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // fill, arange and the Philox draws on CUDA. Draws use kernels/philox.h like the CPU, so
 // the same seed gives the same numbers on both devices: each thread draws one counter's
 // four words and writes the (up to) four elements they make.
+#include "ember/kernels/cast.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/philox.h"
 
@@ -60,7 +61,7 @@ void CudaBackend::fill(const Tensor& out, double value) {
   cudaStream_t s = cuda_detail::stream(dev);
   EMBER_DISPATCH_ALL(out.dtype(), "fill", [&] {
     scalar_t* o = static_cast<scalar_t*>(out.raw_data());
-    const auto v = static_cast<scalar_t>(value);
+    const auto v = cast_value<scalar_t>(value);
     if (cuda_detail::aligned_for<4>(o, sizeof(scalar_t)))
       EMBER_LAUNCH(fill_kernel, cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0, s, o, n, v);
     else

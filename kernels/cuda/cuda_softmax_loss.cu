@@ -217,15 +217,14 @@ void CudaBackend::class_loss(const Tensor& losses, const Tensor& input, const Te
 
 void CudaBackend::class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
                                       const Tensor& input, const Tensor& target,
-                                      bool input_is_log_prob) {
+                                      bool input_is_log_prob, const char* op) {
   const int64_t N = input.size(0), C = input.size(1);
   if (N == 0 || C == 0) return;
   const int dev = grad_input.device().index;
   CudaDeviceGuard guard(dev);
   cuda_detail::IndexFlag* flag = nullptr;
-  const int code = cuda_detail::register_index_check(dev, "class_loss_backward",
-                                                     cuda_detail::IndexKind::Target, 1, &flag);
-  EMBER_DISPATCH_FLOATING(input.dtype(), "class_loss_backward", [&] {
+  const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Target, 1, &flag);
+  EMBER_DISPATCH_FLOATING(input.dtype(), op, [&] {
     with_block(C, [&](auto b) {
       EMBER_LAUNCH(class_loss_backward_kernel<decltype(b)::value>, row_grid(N, dev), decltype(b)::value, 0,
                    cuda_detail::stream(dev), static_cast<scalar_t*>(grad_input.raw_data()),

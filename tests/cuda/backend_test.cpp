@@ -10,6 +10,7 @@
 #include "ember/ember.h"
 #include "gpu_required.h"
 #include "parity.h"
+#include "support/cast_cases.h"
 #include "support/expect.h"
 
 using namespace ember;
@@ -381,6 +382,36 @@ TEST(CudaIndex, BadTargetsRaiseIndexErrorNamingTheLoss) {
   EXPECT_THROW_LINE(loss.item<float>(), IndexError,
                     "cross_entropy: target 5 is out of range for 5 classes (expected 0 <= target < 5)");
   EXPECT_NO_THROW(cross_entropy(logits, from_vector(std::vector<int64_t>{0, 4, 2}, {3}, kInt64).cuda()).item<float>());
+}
+
+// PTX's cvt saturates and x86 wraps: kernels/cast.h defines one answer for both devices.
+TEST(CudaCast, FloatEdgesToIntegersAndBoolMatchTheCpu) {
+  EMBER_REQUIRE_GPU();
+  const test::CastCases c = test::cast_edge_cases();
+  for (DType from : {kFloat32, kFloat64}) {
+    const Tensor x = from_vector(c.in, {static_cast<int64_t>(c.in.size())}, kFloat64).to(from).cuda();
+    EXPECT_EQ(x.to(kInt64).to_vector<int64_t>(), c.to_int64) << dtype_name(from);
+    EXPECT_EQ(x.to(kUInt8).to_vector<uint8_t>(), c.to_uint8) << dtype_name(from);
+    EXPECT_EQ(x.to(kBool).to_vector<bool>(), c.to_bool) << dtype_name(from);
+  }
+  const TensorOptions u8 = TensorOptions().dtype(kUInt8).device(Device::cuda(0));
+  EXPECT_EQ(full({2}, 300.7, u8).to_vector<uint8_t>(), (std::vector<uint8_t>{44, 44}));
+  const Tensor ones = full({1}, 1.0, TensorOptions().dtype(kInt64).device(Device::cuda(0)));
+  EXPECT_EQ((ones + 2.9).to_vector<int64_t>(), std::vector<int64_t>{3});
+}
+
+TEST(CudaIndex, BadTargetsInTheBackwardNameTheLossOnBothDevices) {
+  EMBER_REQUIRE_REAL_GPU();
+  const Tensor logits = random_cpu({3, 5});
+  const Tensor bad = from_vector(std::vector<int64_t>{0, 5, 2}, {3}, kInt64);
+  const Tensor g = from_vector(std::vector<float>{1, 1, 1}, {3});
+  const char* msg = "cross_entropy: target 5 is out of range for 5 classes (expected 0 <= target < 5)";
+  Tensor gi_cpu = zeros({3, 5});
+  EXPECT_THROW_LINE(backend_for(Device::cpu()).class_loss_backward(gi_cpu, g, logits, bad, false, "cross_entropy"),
+                    IndexError, msg);
+  Tensor gi = empty_gpu({3, 5});
+  gpu().class_loss_backward(gi, g.cuda(), logits.cuda(), bad.cuda(), false, "cross_entropy");  // queued
+  EXPECT_THROW_LINE(cuda::synchronize(), IndexError, msg);
 }
 
 // ---- optimizers --------------------------------------------------------------------------
