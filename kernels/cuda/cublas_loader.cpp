@@ -1,12 +1,37 @@
 #include "ember/kernels/cuda/cublas_loader.h"
 
 #if defined(EMBER_CUDA_EMULATED)
-#include "ember/kernels/cuda/emulation/not_modelled.h"
+#include <cstring>
+
+#include "ember/core/error.h"
 
 namespace ember::cuda_detail {
+namespace {
 
-// No library is opened in the emulated build (part 2 models the calls instead).
-void* cublas_symbol(const char* symbol) { emulation::not_modelled(symbol); }
+const char* const kLibrary = "libcublas.so." EMBER_CUBLAS_STRINGIFY(CUBLAS_VER_MAJOR);
+
+// The modelled calls (emulation/cublas.h) under the names a real libcublas exports: the
+// header's macros map cublasCreate to cublasCreate_v2 and so on, as cublas_v2.h does.
+#define EMBER_MODELLED(fn) {EMBER_CUBLAS_STRINGIFY(fn), reinterpret_cast<void*>(&fn)}
+const struct {
+  const char* name;
+  void* address;
+} kModelled[] = {
+    EMBER_MODELLED(cublasCreate),      EMBER_MODELLED(cublasDestroy),         EMBER_MODELLED(cublasSetStream),
+    EMBER_MODELLED(cublasSetWorkspace), EMBER_MODELLED(cublasSetMathMode),    EMBER_MODELLED(cublasGetProperty),
+    EMBER_MODELLED(cublasGetStatusString), EMBER_MODELLED(cublasGemmStridedBatchedEx),
+};
+#undef EMBER_MODELLED
+
+}  // namespace
+
+// No library is opened in the emulated build: the symbols are the emulator's models, and an
+// unknown one fails as dlsym would.
+void* cublas_symbol(const char* symbol) {
+  for (const auto& m : kModelled)
+    if (std::strcmp(m.name, symbol) == 0) return m.address;
+  raise<CudaError>(kLibrary, " has no symbol ", symbol, ": the emulated cuBLAS does not model it");
+}
 
 }  // namespace ember::cuda_detail
 #else

@@ -28,13 +28,9 @@ F cublas_function(const char* symbol) {
 #define EMBER_CUBLAS_STRINGIFY_(x) #x
 #define EMBER_CUBLAS_STRINGIFY(x) EMBER_CUBLAS_STRINGIFY_(x)
 #define EMBER_CUBLAS(fn) EMBER_CUBLAS_AS(fn, decltype(&fn))
-#if defined(EMBER_CUDA_EMULATED)
-// The emulated build never opens the real library: the calls bind to the emulator's
-// declarations (emulation/cublas.h), checked against the same signature.
-#define EMBER_CUBLAS_AS(fn, Ptr) (static_cast<Ptr>(&fn))
-#else
 // For a name the header overloads in C++: Ptr picks the C function's signature (and the
-// static_cast checks it against the header).
+// static_cast checks it against the header). The emulated build resolves the same names
+// to the emulator's models (emulation/cublas.h), so both builds take this path.
 #define EMBER_CUBLAS_AS(fn, Ptr)                                                                        \
   ([] {                                                                                                 \
     using ember_checked = decltype(static_cast<Ptr>(&fn));                                              \
@@ -42,4 +38,3 @@ F cublas_function(const char* symbol) {
         ::ember::cuda_detail::cublas_function<ember_checked>(EMBER_CUBLAS_STRINGIFY(fn));                \
     return ember_fn;                                                                                    \
   }())
-#endif

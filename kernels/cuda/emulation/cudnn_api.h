@@ -111,26 +111,30 @@ EMBER_API cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t des
 EMBER_API cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t desc);
 
 // ---- pooling forward (cudnn_pooling.cpp)
-EMBER_CUDNN_UNMODELLED(cudnnPoolingForward,
-                       (cudnnHandle_t, const cudnnPoolingDescriptor_t, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const void*, const cudnnTensorDescriptor_t, void*))
+EMBER_API cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t pooling_desc,
+                                            const void* alpha, const cudnnTensorDescriptor_t x_desc, const void* x,
+                                            const void* beta, const cudnnTensorDescriptor_t y_desc, void* y);
 
 // ---- batch normalization (cudnn_batch_norm.cpp)
-EMBER_CUDNN_UNMODELLED(cudnnDeriveBNTensorDescriptor,
-                       (cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t, cudnnBatchNormMode_t))
-EMBER_CUDNN_UNMODELLED(cudnnBatchNormalizationForwardTraining,
-                       (cudnnHandle_t, cudnnBatchNormMode_t, const void*, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const cudnnTensorDescriptor_t, void*, const cudnnTensorDescriptor_t, const void*,
-                        const void*, double, void*, void*, double, void*, void*))
-EMBER_CUDNN_UNMODELLED(cudnnBatchNormalizationForwardInference,
-                       (cudnnHandle_t, cudnnBatchNormMode_t, const void*, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const cudnnTensorDescriptor_t, void*, const cudnnTensorDescriptor_t, const void*,
-                        const void*, const void*, const void*, double))
-EMBER_CUDNN_UNMODELLED(cudnnBatchNormalizationBackward,
-                       (cudnnHandle_t, cudnnBatchNormMode_t, const void*, const void*, const void*, const void*,
-                        const cudnnTensorDescriptor_t, const void*, const cudnnTensorDescriptor_t, const void*,
-                        const cudnnTensorDescriptor_t, void*, const cudnnTensorDescriptor_t, const void*, void*,
-                        void*, double, const void*, const void*))
+EMBER_API cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derived_bn_desc,
+                                                      const cudnnTensorDescriptor_t x_desc, cudnnBatchNormMode_t mode);
+EMBER_API cudnnStatus_t cudnnBatchNormalizationForwardTraining(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
+    const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
+    const cudnnTensorDescriptor_t bn_scale_bias_mean_var_desc, const void* bn_scale, const void* bn_bias,
+    double exponential_average_factor, void* result_running_mean, void* result_running_variance, double epsilon,
+    void* result_save_mean, void* result_save_inv_variance);
+EMBER_API cudnnStatus_t cudnnBatchNormalizationForwardInference(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
+    const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
+    const cudnnTensorDescriptor_t bn_scale_bias_mean_var_desc, const void* bn_scale, const void* bn_bias,
+    const void* estimated_mean, const void* estimated_variance, double epsilon);
+EMBER_API cudnnStatus_t cudnnBatchNormalizationBackward(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha_data_diff, const void* beta_data_diff,
+    const void* alpha_param_diff, const void* beta_param_diff, const cudnnTensorDescriptor_t x_desc, const void* x,
+    const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnTensorDescriptor_t dx_desc, void* dx,
+    const cudnnTensorDescriptor_t bn_scale_bias_diff_desc, const void* bn_scale, void* result_bn_scale_diff,
+    void* result_bn_bias_diff, double epsilon, const void* saved_mean, const void* saved_inv_variance);
 
 // ---- convolution (cudnn_convolution.cpp)
 EMBER_CUDNN_UNMODELLED(cudnnGetConvolutionForwardAlgorithm_v7,
