@@ -85,7 +85,7 @@ void Backend::batch_norm(const Tensor&, const Tensor&, const Tensor&, const Tens
   not_implemented("batch_norm");
 }
 void Backend::batch_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                                  const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool) {
+                                  const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, double) {
   not_implemented("batch_norm_backward");
 }
 void Backend::index_select(const Tensor&, const Tensor&, int, const Tensor&, const char* op) {

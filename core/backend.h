@@ -118,12 +118,12 @@ class EMBER_API Backend {
                           const Tensor& running_mean, const Tensor& running_var, bool training,
                           double momentum, double eps);
   /// grad_weight / grad_bias may be undefined. training=false: save_* are the running
-  /// mean and 1/sqrt(var + eps).
+  /// mean and 1/sqrt(var + eps). eps is the forward's (cuDNN asks for the same in both).
   virtual void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
                                    const Tensor& grad_bias, const Tensor& grad_out,
                                    const Tensor& input, const Tensor& weight,
                                    const Tensor& save_mean, const Tensor& save_invstd,
-                                   bool training);
+                                   bool training, double eps);
 
   // ---- indexing (indices int64; out of range -> IndexError naming op) ----
   virtual void index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,

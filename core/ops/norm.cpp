@@ -16,7 +16,7 @@ namespace {
 
 class BatchNormNode final : public Node {
  public:
-  explicit BatchNormNode(bool training) : Node("batch_norm"), training_(training) {}
+  BatchNormNode(bool training, double eps) : Node("batch_norm"), training_(training), eps_(eps) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     const Tensor& x = saved(0);
     const Tensor& w = saved(1);
@@ -29,13 +29,14 @@ class BatchNormNode final : public Node {
     if (needs_grad(2)) grads[2] = channels();
     backend_for(x.device())
         .batch_norm_backward(grads[0], grads[1], grads[2], g.contiguous(), x, w, mean, invstd,
-                             training_);
+                             training_, eps_);
     if (!needs_grad(0)) grads[0] = Tensor();
     return grads;
   }
 
  private:
   bool training_;
+  double eps_;
 };
 
 void check_channels(const char* name, const Tensor& t, const Tensor& input) {
@@ -106,7 +107,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
       mean = running_mean.clone();
       invstd = 1.0 / sqrt(running_var + eps);
     }
-    auto node = std::make_shared<BatchNormNode>(training);
+    auto node = std::make_shared<BatchNormNode>(training, eps);
     node->save(x);
     node->save(w);
     node->save(mean);

@@ -76,7 +76,7 @@ class EMBER_API CpuBackend : public Backend {
   void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
                            const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
                            const Tensor& weight, const Tensor& save_mean,
-                           const Tensor& save_invstd, bool training) override;
+                           const Tensor& save_invstd, bool training, double eps) override;
 
   // cpu_index.cpp
   void index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,

@@ -93,7 +93,7 @@ void CpuBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& gra
                                      const Tensor& grad_bias, const Tensor& grad_out,
                                      const Tensor& input, const Tensor& weight,
                                      const Tensor& save_mean, const Tensor& save_invstd,
-                                     bool training) {
+                                     bool training, double) {
   const Layout l = layout_of(input);
   EMBER_DISPATCH_FLOATING(input.dtype(), "batch_norm_backward", [&] {
     using T = scalar_t;

@@ -83,7 +83,7 @@ class CudaBackend : public Backend {
   void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
                            const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
                            const Tensor& weight, const Tensor& save_mean,
-                           const Tensor& save_invstd, bool training) override;
+                           const Tensor& save_invstd, bool training, double eps) override;
 
   // cuda_index.cu
   void index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,

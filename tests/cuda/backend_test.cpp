@@ -228,10 +228,13 @@ TEST(CudaBatchNorm, TrainingAndInferenceMatchNaiveLoops) {
   EMBER_REQUIRE_GPU();
   EMBER_SKIP_IF_UNMODELLED({
     manual_seed(4);
-    for (const Shape& shape : {Shape{6, 3, 4, 5}, Shape{16, 7}}) {
+    // [6, 3, 4, 5] goes to cuDNN, [16, 7] to Ember's kernels; eps 0.1 must reach the
+    // backward too (the emulated cuDNN checks the saved statistics against it).
+    for (const Shape& shape : {Shape{6, 3, 4, 5}, Shape{16, 7}})
+    for (const double eps : {1e-5, 0.1}) {
       Poisoned poison;
       const int64_t N = shape[0], C = shape[1], R = numel_of(shape) / (N * C), M = N * R;
-      const double momentum = 0.1, eps = 1e-5;
+      const double momentum = 0.1;
       const Tensor x = random_cpu(shape, -2, 3), w = random_cpu({C}, 0.5, 1.5), b = random_cpu({C}),
                    go = random_cpu(shape), rm0 = random_cpu({C}), rv0 = random_cpu({C}, 0.5, 2);
       const auto X = host(x), W = host(w), B = host(b), GO = host(go), RM = host(rm0), RV = host(rv0);
@@ -288,7 +291,7 @@ TEST(CudaBatchNorm, TrainingAndInferenceMatchNaiveLoops) {
       EXPECT_TRUE(near_ref(rmg, rm, "batch_norm running_mean"));
       EXPECT_TRUE(near_ref(rvg, rv, "batch_norm running_var (unbiased)"));
       Tensor dx = empty_gpu(shape), dw = empty_gpu({C}), db = empty_gpu({C});
-      gpu().batch_norm_backward(dx, dw, db, gog, xg, wg, sm, si, true);
+      gpu().batch_norm_backward(dx, dw, db, gog, xg, wg, sm, si, true, eps);
       EXPECT_TRUE(near_ref(dx, gi, "batch_norm grad input"));
       EXPECT_TRUE(near_ref(dw, gw, "batch_norm grad weight"));
       EXPECT_TRUE(near_ref(db, gbias, "batch_norm grad bias"));
@@ -299,7 +302,7 @@ TEST(CudaBatchNorm, TrainingAndInferenceMatchNaiveLoops) {
       gpu().batch_norm(ye, em, ei, xg, wg, bg, rm_in, rv_in, false, momentum, eps);
       EXPECT_TRUE(near_ref(ye, eout, "batch_norm inference"));
       Tensor edx = empty_gpu(shape), edw = empty_gpu({C}), edb = empty_gpu({C});
-      gpu().batch_norm_backward(edx, edw, edb, gog, xg, wg, em, ei, false);
+      gpu().batch_norm_backward(edx, edw, edb, gog, xg, wg, em, ei, false, eps);
       EXPECT_TRUE(near_ref(edx, egi, "batch_norm inference grad input"));
       EXPECT_TRUE(near_ref(edw, egw, "batch_norm inference grad weight"));
       EXPECT_TRUE(near_ref(edb, egb, "batch_norm inference grad bias"));

@@ -144,6 +144,7 @@ void infer(const Inference& t) {
 }
 
 struct Backward {
+  int device;
   Groups g;
   double alpha_data, beta_data, alpha_param, beta_param, epsilon;
   const void *x, *dy, *scale, *saved_mean, *saved_inv;
@@ -163,6 +164,19 @@ void backward(const Backward& t) {
     if (t.saved_mean) {
       mean = static_cast<double>(static_cast<const T*>(t.saved_mean)[p]);
       inv = static_cast<double>(static_cast<const T*>(t.saved_inv)[p]);
+      // The reference: the same epsilon "should be used in forward and backward functions".
+      // The saved 1/sqrt(var + eps) must be this epsilon's (the strict choice: a mismatch is
+      // a fault, as a kernel's, reported at the next synchronisation).
+      double batch_mean = 0, var = 0;
+      moments(t.g, x, p, &batch_mean, &var);
+      const double expected = 1.0 / std::sqrt(var + t.epsilon);
+      if (!(std::fabs(inv - expected) <= 1e-3 * expected)) {
+        set_sticky_error(t.device, cudaErrorLaunchFailure,
+                         "cudnnBatchNormalizationBackward: savedInvVariance " + std::to_string(inv) +
+                             " is not 1/sqrt(var + epsilon) = " + std::to_string(expected) + " for epsilon " +
+                             std::to_string(t.epsilon) + ": forward and backward must use the same epsilon");
+        return;
+      }
     } else {
       double var = 0;
       moments(t.g, x, p, &mean, &var);
@@ -292,7 +306,7 @@ cudnnStatus_t cudnnBatchNormalizationBackward(
            {dscale, params, "resultBnScaleDiff"}, {dbias, params, "resultBnBiasDiff"},
            {saved_mean, params, "savedMean"}, {saved_inv, params, "savedInvVariance"}}))
     return s;
-  Backward t{groups_of(*x_desc, mode), 0, 0, 0, 0, epsilon, x, dy, bn_scale, saved_mean, saved_inv, dx, dscale, dbias};
+  Backward t{handle->device, groups_of(*x_desc, mode), 0, 0, 0, 0, epsilon, x, dy, bn_scale, saved_mean, saved_inv, dx, dscale, dbias};
   read_scale(alpha_data, type, &t.alpha_data);
   read_scale(beta_data, type, &t.beta_data);
   read_scale(alpha_param, type, &t.alpha_param);

@@ -274,7 +274,7 @@ void check_backward(const Shape& s, bool saved) {
   // dx = 2 * grad + 1 * prior (1); parameter gradients = 1 * grad + 0.5 * prior (1).
   ASSERT_EQ(cudnnBatchNormalizationBackward(dnn.h, mode_of(s), &two, &one, &one, &half, xd.d, dx.get(), xd.d,
                                             dg.get(), xd.d, dgrad.get(), bd.d, ds.get(), dgs.get(), dgb.get(),
-                                            saved ? 0.5 : eps,  // with saved statistics epsilon is not used
+                                            eps,  // the forward's: the model checks the saved statistics
                                             saved ? sm.get() : nullptr, saved ? si.get() : nullptr),
             CUDNN_STATUS_SUCCESS);
   std::vector<double> want_dx(x.size()), want_ds(P), want_db(P);
@@ -291,6 +291,33 @@ void check_backward(const Shape& s, bool saved) {
 
 }  // namespace
 
+// Saved statistics made with another epsilon than the backward's: the model faults (the
+// reference asks for the same epsilon in both), reported at the next synchronisation.
+TEST(CudnnBatchNormModel, BackwardWithAnotherEpsilonThanTheForwardsFaults) {
+  ClearEmulatorErrors clear;
+  Dnn dnn;
+  Desc xd(CUDNN_DATA_DOUBLE, 4, 2, 1, 3), bd;
+  ASSERT_EQ(cudnnDeriveBNTensorDescriptor(bd.d, xd.d, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_SUCCESS);
+  std::vector<double> x = values<double>(24, 1);
+  for (int i = 0; i < 24; ++i) x[static_cast<size_t>(i)] += 0.01 * i;
+  DeviceArray<double> dx(24), y(24), dg(24), dgrad(24), ds(2), db(2), dgs(2), dgb(2), sm(2), si(2);
+  upload(dx, x), upload(dg, values<double>(24, 5)), upload(ds, std::vector<double>(2, 1.0));
+  upload(db, std::vector<double>(2, 0.0));
+  const double one = 1, zero = 0;
+  ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, xd.d, dx.get(), xd.d,
+                                                   y.get(), bd.d, ds.get(), db.get(), 0.1, nullptr, nullptr, 0.1,
+                                                   sm.get(), si.get()),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudnnBatchNormalizationBackward(dnn.h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, xd.d, dx.get(),
+                                            xd.d, dg.get(), xd.d, dgrad.get(), bd.d, ds.get(), dgs.get(), dgb.get(),
+                                            1e-5, sm.get(), si.get()),
+            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_NE(emulation::last_fault().find("forward and backward must use the same epsilon"), std::string::npos)
+      << emulation::last_fault();
+}
+
 TEST(CudnnBatchNormModel, BackwardMatchesFiniteDifferences) {
   check_backward({3, 2, 2, 2, true}, false);
   check_backward({3, 2, 2, 2, true}, true);
@@ -301,7 +328,8 @@ TEST(CudnnBatchNormModel, BackwardMatchesFiniteDifferences) {
 TEST(CudnnBatchNormModel, BackwardArgumentChecks) {
   Dnn dnn;
   Desc xd(CUDNN_DATA_FLOAT, 2, 2, 1, 1), bd(CUDNN_DATA_FLOAT, 1, 2, 1, 1), other(CUDNN_DATA_FLOAT, 2, 1, 2, 1);
-  DeviceArray<float> x(4), dy(4), dx(4), p(2), gs(2), gb(2), sm(2), si(2, 0x3f);
+  DeviceArray<float> x(4), dy(4), dx(4), p(2), gs(2), gb(2), sm(2), si(2);
+  upload(si, std::vector<float>(2, 1 / std::sqrt(1e-5f)));  // x is 0: what the forward saves for eps 1e-5
   const float a = 1, b = 0;
   auto back = [&](cudnnTensorDescriptor_t dxd, const void* m, const void* i, double eps = 1e-5) {
     return cudnnBatchNormalizationBackward(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, &a, &b, xd.d, x.get(), xd.d,
