@@ -138,22 +138,19 @@ EMBER_CUDNN_UNMODELLED(cudnnBatchNormalizationBackward,
 
 // ---- convolution (cudnn_convolution.cpp: the compute calls and workspace sizes;
 // cudnn_convolution_algorithms.cpp: the heuristics and searches)
-EMBER_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                               const cudnnFilterDescriptor_t wDesc,
-                                                               const cudnnConvolutionDescriptor_t convDesc,
-                                                               const cudnnTensorDescriptor_t yDesc,
-                                                               int requestedAlgoCount, int* returnedAlgoCount,
-                                                               cudnnConvolutionFwdAlgoPerf_t* perfResults);
+EMBER_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults);
 EMBER_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnFilterDescriptor_t wDesc,
     const void* w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void* y,
     int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace,
     size_t workSpaceSizeInBytes);
-EMBER_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                                const cudnnFilterDescriptor_t wDesc,
-                                                                const cudnnConvolutionDescriptor_t convDesc,
-                                                                const cudnnTensorDescriptor_t yDesc,
-                                                                cudnnConvolutionFwdAlgo_t algo, size_t* sizeInBytes);
+EMBER_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo,
+    size_t* sizeInBytes);
 EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
     cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
     const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, int requestedAlgoCount,

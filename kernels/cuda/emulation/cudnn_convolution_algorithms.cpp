@@ -115,7 +115,8 @@ cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const
                                                      const cudnnFilterDescriptor_t wDesc,
                                                      const cudnnConvolutionDescriptor_t convDesc,
                                                      const cudnnTensorDescriptor_t yDesc, int requestedAlgoCount,
-                                                     int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults) {
+                                                     int* returnedAlgoCount,
+                                                     cudnnConvolutionFwdAlgoPerf_t* perfResults) {
   return heuristics(handle, ConvDirection::Forward, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount,
                     returnedAlgoCount, perfResults);
 }

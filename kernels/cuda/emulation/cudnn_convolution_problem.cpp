@@ -158,9 +158,10 @@ cudnnStatus_t check_conv_pointers(cudnnHandle_t handle, ConvDirection dir, const
       : dir == ConvDirection::BackwardData ? Arg{out, nx, "dx"}
                                            : Arg{out, nw, "dw"},
   };
-  for (const Arg& arg : args)
-    if (const cudnnStatus_t s = check_pointer(handle, arg.ptr, arg.bytes, es, std::string("cuDNN convolution ") + arg.what))
-      return s;
+  for (const Arg& arg : args) {
+    const std::string what = std::string("cuDNN convolution ") + arg.what;
+    if (const cudnnStatus_t s = check_pointer(handle, arg.ptr, arg.bytes, es, what)) return s;
+  }
   return CUDNN_STATUS_SUCCESS;
 }
 

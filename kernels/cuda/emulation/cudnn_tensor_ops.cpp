@@ -82,17 +82,17 @@ cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudn
 // n, height, width of the output tensor is not 1", "the numbers of feature maps of the input
 // tensor and output tensor differ" or "the dataType of the two tensor descriptors is
 // different"; an unset descriptor is BAD_PARAM too.
-cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t dyDesc,
-                                           const void* dy, const void* beta, const cudnnTensorDescriptor_t dbDesc,
-                                           void* db) {
+cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha,
+                                           const cudnnTensorDescriptor_t dyDesc, const void* dy, const void* beta,
+                                           const cudnnTensorDescriptor_t dbDesc, void* db) {
   if (const cudnnStatus_t s = check_handle(handle)) return s;
   if (!is_set(dyDesc) || !is_set(dbDesc) || dyDesc->type != dbDesc->type) return CUDNN_STATUS_BAD_PARAM;
   const cudnnTensorStruct dyd = *dyDesc, dbd = *dbDesc;
   if (dbd.n != 1 || dbd.h != 1 || dbd.w != 1 || dbd.c != dyd.c) return CUDNN_STATUS_BAD_PARAM;
   double alpha_value = 0, beta_value = 0;
   if (const cudnnStatus_t s = read_scales(alpha, beta, dyd.type, &alpha_value, &beta_value)) return s;
-  if (const cudnnStatus_t s =
-          check_pointers(handle, dyd, dy, dbd, db, "cudnnConvolutionBackwardBias dy", "cudnnConvolutionBackwardBias db"))
+  if (const cudnnStatus_t s = check_pointers(handle, dyd, dy, dbd, db, "cudnnConvolutionBackwardBias dy",
+                                             "cudnnConvolutionBackwardBias db"))
     return s;
   enqueue(handle, [=] {
     if (dyd.type == CUDNN_DATA_DOUBLE)
