@@ -33,6 +33,7 @@ typedef enum {
   CUDNN_STATUS_NOT_SUPPORTED = 3000,
   CUDNN_STATUS_NOT_SUPPORTED_SHAPE = 3002,
   CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE = 3003,
+  CUDNN_STATUS_ALLOC_FAILED = 4003,  // cudnn_graph.h: INTERNAL_ERROR_HOST_ALLOCATION_FAILED's alias
   CUDNN_STATUS_EXECUTION_FAILED = 5000,
   CUDNN_STATUS_EXECUTION_FAILED_CUDART = 5003,
 } cudnnStatus_t;
@@ -52,6 +53,8 @@ typedef enum {
 typedef enum { CUDNN_BATCHNORM_PER_ACTIVATION = 0, CUDNN_BATCHNORM_SPATIAL = 1 } cudnnBatchNormMode_t;
 typedef enum {
   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM = 0,
+  CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM = 1,
+  CUDNN_CONVOLUTION_FWD_ALGO_GEMM = 2,
   CUDNN_CONVOLUTION_FWD_ALGO_COUNT = 8,
 } cudnnConvolutionFwdAlgo_t;
 typedef enum {
@@ -62,6 +65,7 @@ typedef enum {
 typedef enum {
   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0 = 0,
   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 = 1,
+  CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 = 3,
   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT = 7,
 } cudnnConvolutionBwdFilterAlgo_t;
 
@@ -136,63 +140,74 @@ EMBER_API cudnnStatus_t cudnnBatchNormalizationBackward(
     const cudnnTensorDescriptor_t bn_scale_bias_diff_desc, const void* bn_scale, void* result_bn_scale_diff,
     void* result_bn_bias_diff, double epsilon, const void* saved_mean, const void* saved_inv_variance);
 
-// ---- convolution (cudnn_convolution.cpp)
-EMBER_CUDNN_UNMODELLED(cudnnGetConvolutionForwardAlgorithm_v7,
-                       (cudnnHandle_t, const cudnnTensorDescriptor_t, const cudnnFilterDescriptor_t,
-                        const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t, int, int*,
-                        cudnnConvolutionFwdAlgoPerf_t*))
-EMBER_CUDNN_UNMODELLED(cudnnFindConvolutionForwardAlgorithmEx,
-                       (cudnnHandle_t, const cudnnTensorDescriptor_t, const void*, const cudnnFilterDescriptor_t,
-                        const void*, const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t, void*, int,
-                        int*, cudnnConvolutionFwdAlgoPerf_t*, void*, size_t))
-EMBER_CUDNN_UNMODELLED(cudnnGetConvolutionForwardWorkspaceSize,
-                       (cudnnHandle_t, const cudnnTensorDescriptor_t, const cudnnFilterDescriptor_t,
-                        const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t, cudnnConvolutionFwdAlgo_t,
-                        size_t*))
-EMBER_CUDNN_UNMODELLED(cudnnGetConvolutionBackwardDataAlgorithm_v7,
-                       (cudnnHandle_t, const cudnnFilterDescriptor_t, const cudnnTensorDescriptor_t,
-                        const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t, int, int*,
-                        cudnnConvolutionBwdDataAlgoPerf_t*))
-EMBER_CUDNN_UNMODELLED(cudnnFindConvolutionBackwardDataAlgorithmEx,
-                       (cudnnHandle_t, const cudnnFilterDescriptor_t, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t, void*, int,
-                        int*, cudnnConvolutionBwdDataAlgoPerf_t*, void*, size_t))
-EMBER_CUDNN_UNMODELLED(cudnnGetConvolutionBackwardDataWorkspaceSize,
-                       (cudnnHandle_t, const cudnnFilterDescriptor_t, const cudnnTensorDescriptor_t,
-                        const cudnnConvolutionDescriptor_t, const cudnnTensorDescriptor_t,
-                        cudnnConvolutionBwdDataAlgo_t, size_t*))
-EMBER_CUDNN_UNMODELLED(cudnnGetConvolutionBackwardFilterAlgorithm_v7,
-                       (cudnnHandle_t, const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t,
-                        const cudnnConvolutionDescriptor_t, const cudnnFilterDescriptor_t, int, int*,
-                        cudnnConvolutionBwdFilterAlgoPerf_t*))
-EMBER_CUDNN_UNMODELLED(cudnnFindConvolutionBackwardFilterAlgorithmEx,
-                       (cudnnHandle_t, const cudnnTensorDescriptor_t, const void*, const cudnnTensorDescriptor_t,
-                        const void*, const cudnnConvolutionDescriptor_t, const cudnnFilterDescriptor_t, void*, int,
-                        int*, cudnnConvolutionBwdFilterAlgoPerf_t*, void*, size_t))
-EMBER_CUDNN_UNMODELLED(cudnnGetConvolutionBackwardFilterWorkspaceSize,
-                       (cudnnHandle_t, const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t,
-                        const cudnnConvolutionDescriptor_t, const cudnnFilterDescriptor_t,
-                        cudnnConvolutionBwdFilterAlgo_t, size_t*))
-EMBER_CUDNN_UNMODELLED(cudnnConvolutionForward,
-                       (cudnnHandle_t, const void*, const cudnnTensorDescriptor_t, const void*,
-                        const cudnnFilterDescriptor_t, const void*, const cudnnConvolutionDescriptor_t,
-                        cudnnConvolutionFwdAlgo_t, void*, size_t, const void*, const cudnnTensorDescriptor_t, void*))
-EMBER_CUDNN_UNMODELLED(cudnnConvolutionBackwardData,
-                       (cudnnHandle_t, const void*, const cudnnFilterDescriptor_t, const void*,
-                        const cudnnTensorDescriptor_t, const void*, const cudnnConvolutionDescriptor_t,
-                        cudnnConvolutionBwdDataAlgo_t, void*, size_t, const void*, const cudnnTensorDescriptor_t,
-                        void*))
-EMBER_CUDNN_UNMODELLED(cudnnConvolutionBackwardFilter,
-                       (cudnnHandle_t, const void*, const cudnnTensorDescriptor_t, const void*,
-                        const cudnnTensorDescriptor_t, const void*, const cudnnConvolutionDescriptor_t,
-                        cudnnConvolutionBwdFilterAlgo_t, void*, size_t, const void*, const cudnnFilterDescriptor_t,
-                        void*))
+// ---- convolution (cudnn_convolution.cpp: the compute calls and workspace sizes;
+// cudnn_convolution_algorithms.cpp: the heuristics and searches)
+EMBER_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults);
+EMBER_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnFilterDescriptor_t wDesc,
+    const void* w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void* y,
+    int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace,
+    size_t workSpaceSizeInBytes);
+EMBER_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo,
+    size_t* sizeInBytes);
+EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults);
+EMBER_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnTensorDescriptor_t dyDesc,
+    const void* dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void* dx,
+    int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults, void* workSpace,
+    size_t workSpaceSizeInBytes);
+EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc,
+    cudnnConvolutionBwdDataAlgo_t algo, size_t* sizeInBytes);
+EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults);
+EMBER_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnTensorDescriptor_t dyDesc,
+    const void* dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void* dw,
+    int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults, void* workSpace,
+    size_t workSpaceSizeInBytes);
+EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc,
+    cudnnConvolutionBwdFilterAlgo_t algo, size_t* sizeInBytes);
+EMBER_API cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
+                                                const cudnnTensorDescriptor_t xDesc, const void* x,
+                                                const cudnnFilterDescriptor_t wDesc, const void* w,
+                                                const cudnnConvolutionDescriptor_t convDesc,
+                                                cudnnConvolutionFwdAlgo_t algo, void* workSpace,
+                                                size_t workSpaceSizeInBytes, const void* beta,
+                                                const cudnnTensorDescriptor_t yDesc, void* y);
+EMBER_API cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alpha,
+                                                     const cudnnFilterDescriptor_t wDesc, const void* w,
+                                                     const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                                     const cudnnConvolutionDescriptor_t convDesc,
+                                                     cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
+                                                     size_t workSpaceSizeInBytes, const void* beta,
+                                                     const cudnnTensorDescriptor_t dxDesc, void* dx);
+EMBER_API cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* alpha,
+                                                       const cudnnTensorDescriptor_t xDesc, const void* x,
+                                                       const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                                       const cudnnConvolutionDescriptor_t convDesc,
+                                                       cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
+                                                       size_t workSpaceSizeInBytes, const void* beta,
+                                                       const cudnnFilterDescriptor_t dwDesc, void* dw);
 
 // ---- bias and tensor addition (cudnn_tensor_ops.cpp)
-EMBER_CUDNN_UNMODELLED(cudnnConvolutionBackwardBias,
-                       (cudnnHandle_t, const void*, const cudnnTensorDescriptor_t, const void*, const void*,
-                        const cudnnTensorDescriptor_t, void*))
-EMBER_CUDNN_UNMODELLED(cudnnAddTensor, (cudnnHandle_t, const void*, const cudnnTensorDescriptor_t, const void*,
-                                        const void*, const cudnnTensorDescriptor_t, void*))
+EMBER_API cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha,
+                                                     const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                                     const void* beta, const cudnnTensorDescriptor_t dbDesc, void* db);
+EMBER_API cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t aDesc,
+                                       const void* A, const void* beta, const cudnnTensorDescriptor_t cDesc, void* C);
 
 #undef EMBER_CUDNN_UNMODELLED
