@@ -5,6 +5,7 @@
 // algorithms.
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "ember/core/cuda.h"
@@ -66,8 +67,9 @@ struct Problem {
   // cuDNN use TF32 on Ampere and later.
   cudnnMathType_t base_math() const { return tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH; }
 
-  ConvKey key(ConvDirection dir) const {
+  ConvKey key(ConvDirection dir, int alignment) const {
     ConvKey key;
+    key.alignment = alignment;
     key.direction = dir;
     key.device = dev;
     key.dtype = static_cast<int>(dtype);
@@ -117,20 +119,18 @@ struct Problem {
     return cuda_detail::DeviceBuffer();
   }
 
-  // Picks from the search's results (fastest first), then from the heuristics' list,
-  // then a fallback that every configuration supports.
+  // Picks from the search's results (fastest first), then from the heuristics' list; none
+  // when neither has one the switches accept (the caller then takes the fallback).
   template <class Perf>
-  ConvChoice pick(const std::vector<Perf>& found, int n_found, const std::vector<Perf>& suggested,
-                  int n_suggested, size_t workspace, int fallback, size_t fallback_workspace) const {
-    for (int i = 0; i < n_found; ++i) {
-      const Perf& perf = found[static_cast<size_t>(i)];
-      if (acceptable(perf, workspace)) return {static_cast<int>(perf.algo), static_cast<int>(perf.mathType), perf.memory};
-    }
-    for (int i = 0; i < n_suggested; ++i) {
-      const Perf& perf = suggested[static_cast<size_t>(i)];
-      if (acceptable(perf, workspace)) return {static_cast<int>(perf.algo), static_cast<int>(perf.mathType), perf.memory};
-    }
-    return {fallback, static_cast<int>(CUDNN_FMA_MATH), fallback_workspace};
+  std::optional<ConvChoice> pick(const std::vector<Perf>& found, int n_found, const std::vector<Perf>& suggested,
+                                 int n_suggested, size_t workspace) const {
+    for (const auto& [list, n] : {std::pair{&found, n_found}, std::pair{&suggested, n_suggested}})
+      for (int i = 0; i < n; ++i) {
+        const Perf& perf = (*list)[static_cast<size_t>(i)];
+        if (acceptable(perf, workspace))
+          return ConvChoice{static_cast<int>(perf.algo), static_cast<int>(perf.mathType), perf.memory};
+      }
+    return std::nullopt;
   }
 
   // Runs fn(workspace, size) with choice's math type and a workspace of its size.
@@ -218,7 +218,7 @@ struct BackwardFilter {
 // The algorithm for pr in direction D: cached, or searched once and then cached.
 template <class D>
 ConvChoice choose(cudnnHandle_t h, const Problem& pr, const Buffers& b) {
-  const ConvKey key = pr.key(D::kDirection);
+  const ConvKey key = pr.key(D::kDirection, cuda_detail::operand_alignment({b.x, b.w, b.y}));
   if (std::optional<ConvChoice> cached = algo_cache().find(key)) return *cached;
   std::vector<typename D::Perf> suggested(D::kCount), found(D::kCount);
   int n_suggested = 0, n_found = 0;
@@ -230,8 +230,10 @@ ConvChoice choose(cudnnHandle_t h, const Problem& pr, const Buffers& b) {
     searched_with = ws.size();
   }
   EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(pr.cd.d, CUDNN_FMA_MATH));
-  const ConvChoice choice = pr.pick(found, n_found, suggested, n_suggested, searched_with, D::kFallback,
-                                    D::workspace(h, pr, D::kFallback));
+  // The fallback's workspace is asked for only when it is the one used.
+  std::optional<ConvChoice> picked = pr.pick(found, n_found, suggested, n_suggested, searched_with);
+  const ConvChoice choice =
+      picked ? *picked : ConvChoice{D::kFallback, static_cast<int>(CUDNN_FMA_MATH), D::workspace(h, pr, D::kFallback)};
   algo_cache().insert(key, choice);
   return choice;
 }

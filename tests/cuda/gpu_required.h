@@ -29,33 +29,3 @@
       GTEST_SKIP() << "tests the real CUDA backend; skipped on the emulated device";        \
     EMBER_REQUIRE_GPU();                                                                     \
   } while (0)
-
-namespace ember::test {
-
-/// What an unmodelled cuBLAS/cuDNN call says in the emulated build, and the skip message
-/// of the cases that reach one (kernels/cuda/emulation/not_modelled.h).
-inline constexpr const char* kNeedsLibraryModels = "needs the cuBLAS/cuDNN models (part 2)";
-
-/// Runs body; true when it stopped at a cuBLAS/cuDNN call the emulator does not model yet.
-/// Any other exception goes on (and fails the case).
-template <class Body>
-bool stopped_at_unmodelled_library(Body&& body) {
-  try {
-    body();
-  } catch (const NotImplementedError& e) {
-    if (!cuda::is_emulated() || std::string(e.what()).find(kNeedsLibraryModels) == std::string::npos) throw;
-    return true;
-  }
-  return false;
-}
-
-}  // namespace ember::test
-
-/// Runs the statements; in the emulated build, a case that reaches a cuBLAS/cuDNN call not
-/// modelled yet is skipped with "needs the cuBLAS/cuDNN models (part 2)" (a real build never
-/// skips here). Assertions inside end the statements, not the case.
-#define EMBER_SKIP_IF_UNMODELLED(...)                                                         \
-  do {                                                                                       \
-    if (::ember::test::stopped_at_unmodelled_library([&] { __VA_ARGS__; }))                  \
-      GTEST_SKIP() << ::ember::test::kNeedsLibraryModels;                                    \
-  } while (0)

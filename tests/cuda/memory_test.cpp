@@ -83,7 +83,7 @@ TEST(CudaMemory, BadDeviceIndexIsADeviceError) {
 
 TEST(CudaMemory, WarmTrainingStepsDoNotAllocateOnTheDevice) {
   EMBER_REQUIRE_REAL_GPU();
-  EMBER_SKIP_IF_UNMODELLED({
+  {
     const Device dev = Device::cuda(0);
     manual_seed(9);
     Tensor w1 = (randn({64, 784}) * 0.05).to(dev).detach().requires_grad_(true);
@@ -117,12 +117,12 @@ TEST(CudaMemory, WarmTrainingStepsDoNotAllocateOnTheDevice) {
     for (int i = 3; i < 13; ++i) step(i);
     EXPECT_EQ(cuda::memory_stats(0).device_allocs, allocs) << "cudaMalloc inside a warm training step";
     EXPECT_LT(last_loss, first_loss) << "the fused SGD step should lower the loss on a fixed batch";
-  });
+  }
 }
 
 TEST(CudaMemory, Tf32SwitchKeepsFullPrecisionByDefault) {
   EMBER_REQUIRE_GPU();
-  EMBER_SKIP_IF_UNMODELLED({
+  {
     manual_seed(10);
     const Tensor a = rand({256, 512}), b = rand({512, 128});
     const Tensor ref = matmul(a.to(kFloat64), b.to(kFloat64));
@@ -134,5 +134,5 @@ TEST(CudaMemory, Tf32SwitchKeepsFullPrecisionByDefault) {
     // FP32 with 512 terms of about 0.25: well under 1e-3; TF32's 10-bit mantissa is not.
     EXPECT_LT(exact_err, 1e-3);
     EXPECT_LT(tf32_err, 1.0);  // still a product
-  });
+  }
 }

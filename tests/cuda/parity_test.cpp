@@ -160,13 +160,13 @@ std::string label(const ::testing::TestParamInfo<OpSpec>& info) { return info.pa
 
 TEST_P(CudaParity, MatchesCpu) {
   EMBER_REQUIRE_GPU();
-  EMBER_SKIP_IF_UNMODELLED(check_on(GetParam(), Device::cuda(0)));
+  check_on(GetParam(), Device::cuda(0));
 }
 
 TEST_P(CudaParity, MatchesCpuOnSecondDevice) {
   EMBER_REQUIRE_GPU();
   if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
-  EMBER_SKIP_IF_UNMODELLED(check_on(GetParam(), Device::cuda(1)));
+  check_on(GetParam(), Device::cuda(1));
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalog, CudaParity, ::testing::ValuesIn(ember::test::op_catalog()), label);

@@ -100,6 +100,14 @@ TEST(GemmLayout, OperandSwapComputesTheRowMajorProduct) {
   check_product({2, 3, 1, 2, 1}, {3, 2, 2, 1, 0}, abuf, bbuf);
 }
 
+TEST(ConvAlgoCache, OperandAlignmentIsTheLargestPowerOfTwoDividingEveryAddress) {
+  alignas(256) static char block[1024];
+  EXPECT_EQ(operand_alignment({block, block + 512}), 256);
+  EXPECT_EQ(operand_alignment({block, block + 100}), 4);
+  EXPECT_EQ(operand_alignment({block + 48, block + 512, block + 16}), 16);
+  EXPECT_EQ(operand_alignment({block + 1}), 1);
+}
+
 TEST(ConvAlgoCache, KeysDifferInEveryField) {
   ConvKey base;
   base.n = 8;
@@ -107,7 +115,7 @@ TEST(ConvAlgoCache, KeysDifferInEveryField) {
   base.h = base.w = 28;
   base.k = 16;
   base.r = base.s = 3;
-  std::vector<ConvKey> variants(18, base);
+  std::vector<ConvKey> variants(19, base);
   variants[0].direction = ConvDirection::BackwardData;
   variants[1].device = 1;
   variants[2].dtype = 1;
@@ -126,6 +134,7 @@ TEST(ConvAlgoCache, KeysDifferInEveryField) {
   variants[15].dilation_w = 2;
   variants[16].tf32 = true;
   variants[17].deterministic = true;
+  variants[18].alignment = 4;
   ConvAlgoCache cache;
   cache.insert(base, {1, 2, 100});
   for (size_t i = 0; i < variants.size(); ++i) {
@@ -133,7 +142,7 @@ TEST(ConvAlgoCache, KeysDifferInEveryField) {
     EXPECT_FALSE(cache.find(variants[i]).has_value()) << "field " << i;
     cache.insert(variants[i], {static_cast<int>(i), 0, 0});
   }
-  EXPECT_EQ(cache.size(), 19u);
+  EXPECT_EQ(cache.size(), 20u);
   ConvKey same = base;
   ASSERT_TRUE(cache.find(same).has_value());
   EXPECT_EQ(cache.find(same)->algo, 1);

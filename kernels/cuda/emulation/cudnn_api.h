@@ -2,11 +2,9 @@
 // The cuDNN 9 legacy calls Ember makes, declared with cudnn.h's signatures (EMBER_CUDA=
 // EMULATE only) and modelled on the host after NVIDIA's cuDNN API Reference: the handle and
 // descriptors in cudnn_descriptors.cpp, the compute calls in cudnn_*.cpp (cudnn_model.h
-// holds what they share). A call not modelled yet raises NotImplementedError
-// (not_modelled.h).
+// holds what they share).
 #include <cstddef>
 
-#include "ember/kernels/cuda/emulation/not_modelled.h"
 #include "ember/kernels/cuda/emulation/runtime.h"
 
 struct cudnnContext;
@@ -83,10 +81,6 @@ EMBER_CUDNN_PERF(cudnnConvolutionFwdAlgoPerf_t, cudnnConvolutionFwdAlgo_t)
 EMBER_CUDNN_PERF(cudnnConvolutionBwdDataAlgoPerf_t, cudnnConvolutionBwdDataAlgo_t)
 EMBER_CUDNN_PERF(cudnnConvolutionBwdFilterAlgoPerf_t, cudnnConvolutionBwdFilterAlgo_t)
 #undef EMBER_CUDNN_PERF
-
-// A call that is not modelled: same signature as cudnn.h, raises NotImplementedError.
-#define EMBER_CUDNN_UNMODELLED(name, params) \
-  inline cudnnStatus_t name params { ember::emulation::not_modelled(#name); }
 
 // ---- the handle and descriptors (cudnn_descriptors.cpp)
 EMBER_API cudnnStatus_t cudnnCreate(cudnnHandle_t* handle);
@@ -210,4 +204,3 @@ EMBER_API cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const
 EMBER_API cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t aDesc,
                                        const void* A, const void* beta, const cudnnTensorDescriptor_t cDesc, void* C);
 
-#undef EMBER_CUDNN_UNMODELLED

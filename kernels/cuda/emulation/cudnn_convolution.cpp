@@ -11,7 +11,8 @@ namespace {
 // (an invalid enumerant: BAD_PARAM, the strict choice; one the model does not implement:
 // NOT_SUPPORTED, "the chosen algo does not support the parameters provided"); the
 // workspace (below the algorithm's size: BAD_PARAM; then its pointer, check_workspace);
-// the data pointers (check_pointer). Then out = alpha * result + beta * out on the
+// the data pointers (check_pointer), and the algorithm's operand alignment
+// (BAD_PARAM_MISALIGNED_POINTER). Then out = alpha * result + beta * out on the
 // handle's stream, the algorithm's whole workspace written.
 cudnnStatus_t convolve(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorStruct* x, const cudnnFilterStruct* w,
                        const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y, int algo, const void* alpha,
@@ -28,6 +29,7 @@ cudnnStatus_t convolve(cudnnHandle_t handle, ConvDirection dir, const cudnnTenso
   if (!info.modelled) return CUDNN_STATUS_NOT_SUPPORTED;
   if (const cudnnStatus_t s = check_workspace(handle, workspace, workspace_bytes, info.workspace)) return s;
   if (const cudnnStatus_t s = check_conv_pointers(handle, dir, p, a, b, out)) return s;
+  if (!operands_aligned(info, a, b, out)) return CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
   enqueue_convolution(handle, dir, p, a, b, out, alpha_value, beta_value, workspace, info.workspace);
   return CUDNN_STATUS_SUCCESS;
 }

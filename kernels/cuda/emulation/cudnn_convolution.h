@@ -47,7 +47,15 @@ struct ConvAlgorithm {
   bool deterministic = true;    // cudnn_cnn's enum comments: BWD_DATA_ALGO_0, BWD_FILTER_ALGO_0/3 are not
   size_t workspace = 0;         // bytes the call needs (and writes, all of it)
   double cost = 0;              // a notional run time in ms, for the search's order
+  // Bytes the data operands' addresses must be multiples of (0: their element size). The
+  // reference documents CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER without saying which
+  // engines need what; the model makes IMPLICIT_PRECOMP_GEMM read 16-byte vectors, so a
+  // caller that reuses an algorithm found on aligned buffers for a narrowed view fails here
+  // as it can on a GPU.
+  size_t operand_alignment = 0;
 };
+/// Whether a, b and out meet the algorithm's operand alignment.
+bool operands_aligned(const ConvAlgorithm& info, const void* a, const void* b, const void* out);
 ConvAlgorithm conv_algorithm(ConvDirection dir, int algo, const ConvProblem& p);
 /// The number of algorithm enumerants of a direction (*_ALGO_COUNT).
 int conv_algorithm_count(ConvDirection dir);

@@ -24,13 +24,17 @@ struct Ranked {
 // not say). With search_workspace, an algorithm needing more reports CUDNN_STATUS_ALLOC_FAILED
 // ("cudnnConvolutionFwdAlgoPerf_t": "if the provided workspace is insufficient").
 // Heuristic entries are not measured: time -1.
-std::vector<Ranked> rank(ConvDirection dir, const ConvProblem& p, bool searching, size_t search_workspace) {
+// A search on misaligned operands reports the algorithms that need them aligned with
+// CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER (heuristics see no pointers: operands null).
+std::vector<Ranked> rank(ConvDirection dir, const ConvProblem& p, bool searching, size_t search_workspace,
+                         const void* a = nullptr, const void* b = nullptr, const void* y = nullptr) {
   std::vector<Ranked> out;
   for (int algo = 0; algo < conv_algorithm_count(dir); ++algo) {
     const ConvAlgorithm info = conv_algorithm(dir, algo, p);
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
     if (!info.modelled) status = CUDNN_STATUS_NOT_SUPPORTED;
     else if (searching && info.workspace > search_workspace) status = CUDNN_STATUS_ALLOC_FAILED;
+    else if (searching && !operands_aligned(info, a, b, y)) status = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
     const bool ok = status == CUDNN_STATUS_SUCCESS;
     out.push_back({algo, status, ok && searching ? static_cast<float>(info.cost) : -1.0f, info.workspace,
                    info.deterministic});
@@ -99,7 +103,7 @@ cudnnStatus_t search(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorS
   if (const cudnnStatus_t s = check_conv_pointers(handle, dir, p, a, b, out)) return s;
   if (const cudnnStatus_t s = check_pointer(handle, workspace, workspace_bytes, 16, "cuDNN convolution workspace"))
     return s;
-  const std::vector<Ranked> ranked = rank(dir, p, true, workspace_bytes);
+  const std::vector<Ranked> ranked = rank(dir, p, true, workspace_bytes, a, b, out);
   for (const Ranked& r : ranked)
     if (r.status == CUDNN_STATUS_SUCCESS) enqueue_convolution(handle, dir, p, a, b, out, 1.0, 0.0, workspace, r.memory);
   report(ranked, p, requested, returned, perf);

@@ -117,8 +117,11 @@ ConvAlgorithm conv_algorithm(ConvDirection dir, int algo, const ConvProblem& p) 
   switch (dir) {
     case ConvDirection::Forward:
       if (algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM) return algorithm(true, 0, 1.0);
-      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)  // precomputed input offsets
-        return algorithm(true, sizeof(int) * size_t(p.w.c) * p.w.h * p.w.w, 1.6);
+      if (algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM) {  // precomputed input offsets
+        ConvAlgorithm vectorised = algorithm(true, sizeof(int) * size_t(p.w.c) * p.w.h * p.w.w, 1.6);
+        vectorised.operand_alignment = 16;
+        return vectorised;
+      }
       if (algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM) return algorithm(true, one_image_columns, 1.3);
       break;
     case ConvDirection::BackwardData:
@@ -133,6 +136,13 @@ ConvAlgorithm conv_algorithm(ConvDirection dir, int algo, const ConvProblem& p) 
       break;
   }
   return ConvAlgorithm{};
+}
+
+bool operands_aligned(const ConvAlgorithm& info, const void* a, const void* b, const void* out) {
+  if (info.operand_alignment == 0) return true;
+  for (const void* ptr : {a, b, static_cast<const void*>(out)})
+    if (reinterpret_cast<uintptr_t>(ptr) % info.operand_alignment) return false;
+  return true;
 }
 
 cudnnStatus_t check_workspace(cudnnHandle_t handle, const void* workspace, size_t given, size_t needed) {

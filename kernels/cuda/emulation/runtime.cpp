@@ -167,7 +167,7 @@ std::string describe() {
   const char* order = st.order == BlockOrder::Forward ? "forward" : st.order == BlockOrder::Reverse ? "reverse" : "shuffled";
   return "CUDA runtime 13.0 (emulated: " + std::to_string(st.devices.size()) + " device(s), " +
          std::to_string(kMultiprocessors) + " SMs each, blocks " + order + ", " +
-         (st.deferred ? "deferred" : "immediate") + " streams), cuBLAS and cuDNN not modelled yet (part 2)";
+         (st.deferred ? "deferred" : "immediate") + " streams), cuBLAS and cuDNN modelled on the host";
 }
 
 }  // namespace ember::emulation
