@@ -4,7 +4,8 @@
 # emulated devices, cuBLAS and cuDNN through their models: in the default mode, with blocks
 # in reverse and in shuffled order, and with deferred streams. The label includes the mnist
 # comparison (an epoch on cuda:0 and cuda:1 against the CPU's). Any skip, and any failure,
-# fails the stage. Prints the counts of each run.
+# fails the stage. Then tests/gpu/run.sh is dry-run once against the same binaries. Prints
+# the counts of each run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -47,6 +48,13 @@ run_label "forward, immediate"
 run_label "reverse block order" EMBER_EMULATED_CUDA_BLOCK_ORDER=reverse
 run_label "shuffled block order" EMBER_EMULATED_CUDA_BLOCK_ORDER=shuffle:20261201
 run_label "deferred streams" EMBER_EMULATED_CUDA_STREAMS=deferred
+
+# tests/gpu/run.sh, the script a lent GPU runs, dry-run once against these binaries.
+t=$SECONDS
+log=$(mktemp)
+ctest --test-dir "$BUILD" -L gpu_dry_run --output-on-failure >"$log" 2>&1 || { cat "$log"; exit 1; }
+rm -f "$log"
+summary+=("$(printf '%-26s passed (%ds)' "run.sh dry run" $((SECONDS - t)))")
 
 printf '%s\n' "${summary[@]}"
 echo "=== emulated CUDA passed in $((SECONDS - T0))s"

@@ -3,7 +3,9 @@
 same seed and a log interval of 1, and checks that every device follows the CPU: the first
 20 per-step losses agree to 1e-4 relative and the epoch's test accuracy is within 1 point.
 
-    compare_devices.py MNIST_BINARY OUT_DIR cuda:0 [cuda:1 ...]
+    compare_devices.py [--data DIR] MNIST_BINARY OUT_DIR cuda:0 [cuda:1 ...]
+
+--data names the MNIST folder (default: the binary's bundled sample).
 
 On the emulated CUDA build (EMBER_CUDA=EMULATE) this runs the whole CUDA backend, cuBLAS and
 cuDNN models included, through a training epoch; on a GPU it checks the real libraries.
@@ -18,10 +20,12 @@ RELATIVE = 1e-4
 ACCURACY_POINTS = 1.0
 
 
-def train(binary, device, out_dir):
+def train(binary, device, out_dir, data):
     metrics = os.path.join(out_dir, f"mnist_{device.replace(':', '_')}.csv")
-    subprocess.run([binary, "--device", device, "--epochs", "1", "--log-interval", "1", "--seed", "1",
-                    "--metrics", metrics], check=True, stdout=subprocess.DEVNULL)
+    command = [binary, "--device", device, "--epochs", "1", "--log-interval", "1", "--seed", "1", "--metrics", metrics]
+    if data:
+        command += ["--data", data]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     losses, accuracy = [], None
     with open(metrics, newline="") as f:
         for row in csv.DictReader(f):
@@ -35,15 +39,18 @@ def train(binary, device, out_dir):
 
 
 def main():
-    if len(sys.argv) < 4:
+    args, data = sys.argv[1:], None
+    if args[:1] == ["--data"] and len(args) > 1:
+        data, args = args[1], args[2:]
+    if len(args) < 3:
         sys.exit(__doc__)
-    binary, out_dir, devices = sys.argv[1], sys.argv[2], sys.argv[3:]
+    binary, out_dir, devices = args[0], args[1], args[2:]
     os.makedirs(out_dir, exist_ok=True)
-    cpu_losses, cpu_accuracy = train(binary, "cpu", out_dir)
+    cpu_losses, cpu_accuracy = train(binary, "cpu", out_dir, data)
     print(f"cpu: first losses {cpu_losses[0]:.6f} .. {cpu_losses[STEPS - 1]:.6f}, accuracy {cpu_accuracy:.2f} %")
     failed = False
     for device in devices:
-        losses, accuracy = train(binary, device, out_dir)
+        losses, accuracy = train(binary, device, out_dir, data)
         worst = max(abs(a - b) / abs(b) for a, b in zip(losses[:STEPS], cpu_losses[:STEPS]))
         ok = worst <= RELATIVE and abs(accuracy - cpu_accuracy) <= ACCURACY_POINTS
         failed |= not ok
