@@ -17,18 +17,6 @@ OffsetCalculator<N> plan_loop(const Shape& shape, const std::array<const Shape*,
   return plan_offsets<N>(shape, strides);
 }
 
-/// The calculator of the dims above the innermost one (rows of the loop).
-template <int N>
-OffsetCalculator<N> drop_innermost(OffsetCalculator<N> c) {
-  if (c.ndim == 0) return c;
-  for (int d = 1; d < c.ndim; ++d) {
-    c.sizes[d - 1] = c.sizes[d];
-    for (int k = 0; k < N; ++k) c.strides[k][d - 1] = c.strides[k][d];
-  }
-  --c.ndim;
-  return c;
-}
-
 /// out[i] = f(in[i]) with in of out's shape (any strides).
 template <class To, class Ti, class F>
 void map1(const Tensor& out, const Tensor& in, F f) {

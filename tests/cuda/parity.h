@@ -14,6 +14,7 @@
 
 #include "ember/ember.h"
 #include "ember/kernels/cuda/cuda_backend.h"
+#include "support/ulps.h"
 
 namespace ember::test {
 
@@ -72,11 +73,12 @@ inline std::string coords(const Shape& shape, size_t flat) {
   return os.str();
 }
 
-/// x against ref: per element K (k empty: K = 1), or exactly when exact is set. Reports
-/// the first mismatching index, both values, the tolerance and how many elements differ.
+/// x against ref: per element K (k empty: K = 1), or exactly when exact is set (to within
+/// ulps float32 ulps when ulps > 0). Reports the first mismatching index, both values, the
+/// tolerance and how many elements differ.
 inline ::testing::AssertionResult matches(const HostValues& x, const HostValues& ref,
                                           const std::vector<int64_t>& k, bool exact,
-                                          const std::string& what) {
+                                          const std::string& what, int ulps = 0) {
   if (x.shape != ref.shape)
     return ::testing::AssertionFailure() << what << ": shape " << shape_str(x.shape) << " vs reference "
                                          << shape_str(ref.shape);
@@ -94,7 +96,8 @@ inline ::testing::AssertionResult matches(const HostValues& x, const HostValues&
       const double a = x.f[e], r = ref.f[e];
       const double kk = k.empty() ? 1.0 : static_cast<double>(std::max<int64_t>(1, k[e]));
       tol = exact ? 0.0 : std::sqrt(kk) * (1e-6 + 1e-5 * std::abs(r));
-      ok = (std::isnan(a) && std::isnan(r)) || (exact ? a == r : std::abs(a - r) <= tol);
+      ok = (std::isnan(a) && std::isnan(r)) || (exact ? a == r : std::abs(a - r) <= tol) ||
+           (exact && ulps > 0 && ulps_apart(static_cast<float>(a), static_cast<float>(r)) <= ulps);
     }
     if (!ok && bad++ == 0) {
       first = e;
@@ -106,7 +109,8 @@ inline ::testing::AssertionResult matches(const HostValues& x, const HostValues&
   failure << what << ": first mismatch at " << coords(x.shape, first) << " (flat " << first << "): ";
   if (is_floating(x.dtype)) {
     failure << std::setprecision(9) << "cuda " << x.f[first] << " vs reference " << ref.f[first]
-            << (exact ? " (compared exactly)" : "") << ", tolerance " << tol_first << " (K="
+            << (!exact ? "" : ulps > 0 ? " (to within " + std::to_string(ulps) + " ulps)" : " (compared exactly)")
+            << ", tolerance " << tol_first << " (K="
             << (k.empty() ? 1 : k[first]) << ")";
   } else {
     failure << "cuda " << x.i[first] << " vs reference " << ref.i[first];

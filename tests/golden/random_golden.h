@@ -4,11 +4,11 @@
 // by an ulp). Shared by the CPU test and the CUDA parity test.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <map>
 
 #include "golden/random_cases.h"
+#include "support/ulps.h"
 
 namespace ember::golden {
 
@@ -19,13 +19,7 @@ inline const std::map<std::string, std::vector<uint64_t>>& golden_bits() {
   return bits;
 }
 
-// Distance in float32 ulps between two finite floats of the same sign.
-inline int64_t ulps_apart(float a, float b) {
-  int32_t ia, ib;
-  std::memcpy(&ia, &a, 4);
-  std::memcpy(&ib, &b, 4);
-  return std::llabs(static_cast<int64_t>(ia) - static_cast<int64_t>(ib));
-}
+using test::ulps_apart;
 
 inline void expect_matches_golden(const RandomCase& c, Device device) {
   SCOPED_TRACE(c.name + " on " + device.str());

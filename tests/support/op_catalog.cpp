@@ -1,25 +1,14 @@
 #include "support/op_catalog.h"
 
+#include "support/op_catalog_args.h"
+
 namespace ember::test {
 namespace {
 
+using namespace catalog;
 using Args = const std::vector<Tensor>&;
 #define BIN(name) static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&ember::name)
 #define UN(name) static_cast<Tensor (*)(const Tensor&)>(&ember::name)
-
-ArgSpec f(const std::string& name, Shape shape, double lo = -1, double hi = 1) {
-  return ArgSpec{name, std::move(shape), kFloat32, lo, hi, true};
-}
-ArgSpec idx(const std::string& name, Shape shape, double lo, double hi) {
-  return ArgSpec{name, std::move(shape), kInt64, lo, hi, false};
-}
-// A floating argument that gradcheck leaves alone (running statistics).
-ArgSpec fixed(const std::string& name, Shape shape, double lo, double hi) {
-  return ArgSpec{name, std::move(shape), kFloat32, lo, hi, false};
-}
-ArgSpec boolean(const std::string& name, Shape shape) {
-  return ArgSpec{name, std::move(shape), kBool, 0, 2, false};
-}
 
 std::vector<OpSpec> build() {
   std::vector<OpSpec> ops;
@@ -198,6 +187,7 @@ std::vector<OpSpec> build() {
        [](Args a) { return gather(a[0], 1, a[1]); }});
   push({"gather_dim0", "gather", {f("input", {4, 3}), idx("index", {2, 3}, 0, 4)},
        [](Args a) { return gather(a[0], 0, a[1]); }});
+  for (OpSpec& s : block_path_cases()) push(std::move(s));
   return ops;
 }
 

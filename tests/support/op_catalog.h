@@ -27,6 +27,13 @@ struct OpSpec {
   bool differentiable = true;
   bool crosses_devices = false;  // to, copy_: allowed to mix devices
   bool random = false;           // draws from the generator: seed before each call
+  // false where finite differences cannot judge the example (inputs on a non-differentiable
+  // point such as ties in a max, or rounding amplified past gradcheck's tolerance): gradcheck
+  // skips the case, the parity suite still compares its gradients.
+  bool finite_differences = true;
+  // Random ops: how many float32 ulps the devices may differ by (normal draws go through
+  // libm's log and cos on the CPU and CUDA's on a GPU); 0 compares bit for bit.
+  int ulps = 0;
 };
 
 /// Every op with example arguments.

@@ -1,0 +1,31 @@
+#pragma once
+// Argument makers shared by the catalog's files (op_catalog.cpp, op_catalog_block_paths.cpp).
+#include <string>
+#include <vector>
+
+#include "support/op_catalog.h"
+
+namespace ember::test {
+namespace catalog {
+
+inline ArgSpec f(const std::string& name, Shape shape, double lo = -1, double hi = 1) {
+  return ArgSpec{name, std::move(shape), kFloat32, lo, hi, true};
+}
+inline ArgSpec idx(const std::string& name, Shape shape, double lo, double hi) {
+  return ArgSpec{name, std::move(shape), kInt64, lo, hi, false};
+}
+// A floating argument that gradcheck leaves alone (running statistics).
+inline ArgSpec fixed(const std::string& name, Shape shape, double lo, double hi) {
+  return ArgSpec{name, std::move(shape), kFloat32, lo, hi, false};
+}
+inline ArgSpec boolean(const std::string& name, Shape shape) {
+  return ArgSpec{name, std::move(shape), kBool, 0, 2, false};
+}
+
+}  // namespace catalog
+
+/// The cases whose sizes reach the CUDA block-reduction and wide-row kernels
+/// (op_catalog_block_paths.cpp).
+std::vector<OpSpec> block_path_cases();
+
+}  // namespace ember::test
