@@ -18,6 +18,7 @@ const char* error_kind_name(ErrorKind kind) {
     case ErrorKind::Autograd: return "AutogradError";
     case ErrorKind::Cuda: return "CudaError";
     case ErrorKind::OutOfMemory: return "OutOfMemoryError";
+    case ErrorKind::Distributed: return "DistributedError";
   }
   return "Error";
 }

@@ -23,6 +23,7 @@ enum class ErrorKind {
   Autograd,        // AutogradError
   Cuda,            // CudaError
   OutOfMemory,     // OutOfMemoryError
+  Distributed,     // DistributedError
 };
 
 /// The class name of a kind: "ValueError", "DeviceMismatchError", ...
@@ -73,6 +74,8 @@ EMBER_DEFINE_ERROR(AutogradError, Autograd);
 EMBER_DEFINE_ERROR(CudaError, Cuda);
 /// A device allocation failed even after the cache was freed.
 EMBER_DEFINE_ERROR(OutOfMemoryError, OutOfMemory);
+/// A rank failed or a collective timed out; the message names the rank and the collective.
+EMBER_DEFINE_ERROR(DistributedError, Distributed);
 
 #undef EMBER_DEFINE_ERROR
 

@@ -5,5 +5,6 @@
 #include "ember/data/idx.h"
 #include "ember/data/mnist.h"
 #include "ember/data/parse.h"
+#include "ember/data/sampler.h"
 #include "ember/data/tensor_dataset.h"
 #include "ember/data/transforms.h"

@@ -6,7 +6,6 @@
 #include <exception>
 #include <mutex>
 #include <numeric>
-#include <random>
 #include <thread>
 #include <utility>
 
@@ -158,27 +157,21 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
   if (options_.batch_size > kMaxBatchSize)
     raise<ValueError>("DataLoader: batch_size must be at most ", kMaxBatchSize, ", got ",
                       options_.batch_size);
+  if (options_.sampler && options_.shuffle)
+    raise<ValueError>("DataLoader: shuffle must be false when a sampler is given (the sampler orders the examples)");
 }
 
 size_t DataLoader::size() const {
-  const size_t n = dataset_->size(), b = options_.batch_size;
+  const size_t n = options_.sampler ? options_.sampler->size(dataset_->size()) : dataset_->size();
+  const size_t b = options_.batch_size;
   return options_.drop_last ? n / b : (n + b - 1) / b;
 }
 
 std::vector<int64_t> DataLoader::epoch_order(uint64_t epoch) const {
+  if (options_.sampler) return options_.sampler->indices(epoch, dataset_->size());
+  if (options_.shuffle) return shuffled_indices(dataset_->size(), options_.seed, epoch);
   std::vector<int64_t> order(dataset_->size());
   std::iota(order.begin(), order.end(), int64_t{0});
-  if (!options_.shuffle) return order;
-  // seed_seq, mt19937_64 and this Fisher-Yates loop are all specified exactly by the
-  // standard (std::shuffle and the distributions are not), so orders match everywhere.
-  const uint64_t seed = options_.seed;
-  std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
-                    static_cast<uint32_t>(epoch), static_cast<uint32_t>(epoch >> 32)};
-  std::mt19937_64 rng(seq);
-  for (size_t i = order.size(); i > 1; --i) {
-    const size_t j = static_cast<size_t>(rng() % i);  // bias below i / 2^64: negligible
-    std::swap(order[i - 1], order[j]);
-  }
   return order;
 }
 

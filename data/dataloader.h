@@ -11,6 +11,7 @@
 
 #include "ember/core/device.h"
 #include "ember/data/dataset.h"
+#include "ember/data/sampler.h"
 
 namespace ember::data {
 
@@ -31,6 +32,9 @@ struct DataLoaderOptions {
   bool prefetch = true;
   /// When set, batches are collate(get(i) for each index); otherwise Dataset::get_batch.
   CollateFn collate;
+  /// When set, it chooses each epoch's examples and order (e.g. a DistributedSampler); it
+  /// shuffles itself, so shuffle must stay false (ValueError).
+  std::shared_ptr<const Sampler> sampler;
 };
 
 namespace detail {
@@ -88,8 +92,9 @@ class EMBER_API DataLoader {
   const Dataset& dataset() const { return *dataset_; }
   const DataLoaderOptions& options() const { return options_; }
 
-  /// The example order of epoch `epoch` (0-based): identity without shuffle, otherwise a
-  /// permutation that depends only on (seed, epoch, dataset size).
+  /// The example order of epoch `epoch` (0-based): the sampler's when there is one; else
+  /// identity without shuffle, otherwise a permutation that depends only on (seed, epoch,
+  /// dataset size).
   std::vector<int64_t> epoch_order(uint64_t epoch) const;
 
  private:

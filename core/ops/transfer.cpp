@@ -122,6 +122,8 @@ Tensor& fill_(Tensor& t, double value) {
 
 Tensor& zero_(Tensor& t) { return fill_(t, 0); }
 
+void mark_modified(const Tensor& t) { t.impl()->storage->bump_version(); }
+
 void set_data(const Tensor& dst, const Tensor& src) {
   if (dst.shape() != src.shape())
     raise<ShapeError>("set_data: shape ", shape_str(src.shape()), " does not match the tensor's ",

@@ -21,6 +21,10 @@ EMBER_API Tensor& zero_(Tensor& t);
 /// name, autograd identity and requires_grad; the shapes must match (ShapeError).
 EMBER_API void set_data(const Tensor& dst, const Tensor& src);
 
+/// Bumps t's version after its memory was written outside Ember's ops (through raw_data(),
+/// e.g. by MPI), so that autograd still notices a saved tensor modified in place.
+EMBER_API void mark_modified(const Tensor& t);
+
 namespace detail {
 /// Copies src's values (same shape) into dst on the same device, with conversion.
 EMBER_API void copy_values(const Tensor& dst, const Tensor& src);

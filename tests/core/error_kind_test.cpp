@@ -38,6 +38,8 @@ TEST(ErrorKind, EveryKindHasTheClassName) {
   EXPECT_STREQ(AutogradError("x").kind_name(), "AutogradError");
   EXPECT_STREQ(CudaError("x").kind_name(), "CudaError");
   EXPECT_STREQ(DeviceError("x").kind_name(), "DeviceError");
+  EXPECT_EQ(DistributedError("x").kind(), ErrorKind::Distributed);
+  EXPECT_STREQ(DistributedError("x").kind_name(), "DistributedError");
   EXPECT_STREQ(Error("x").kind_name(), "Error");
   EXPECT_STREQ(Error("plain message").what(), "plain message");
 }

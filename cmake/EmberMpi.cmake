@@ -1,0 +1,23 @@
+# Decides whether the MPI transport of Ember::distributed is built (EMBER_MPI = AUTO | ON | OFF)
+# and sets EMBER_WITH_MPI. Without MPI, Ember::distributed is still built: its world is one
+# process, so a data-parallel program compiles and runs alone everywhere.
+set(EMBER_WITH_MPI OFF)
+if(NOT EMBER_MPI STREQUAL "OFF")
+  # Ember calls the C API only; the deprecated C++ bindings are kept out (MPI_CXX_SKIP_MPICXX).
+  # The CXX component, because the project enables no C compiler.
+  set(MPI_CXX_SKIP_MPICXX ON)
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(MPI_CXX_FOUND)
+    set(EMBER_WITH_MPI ON)
+  elseif(EMBER_MPI STREQUAL "ON")
+    message(FATAL_ERROR "EMBER_MPI=ON but no MPI was found; install libopenmpi-dev (or MPICH) or set MPI_HOME")
+  endif()
+endif()
+set(EMBER_WITH_MPI ${EMBER_WITH_MPI} CACHE INTERNAL "Whether Ember::distributed talks to MPI")
+if(EMBER_WITH_MPI)
+  message(STATUS "Ember: MPI ON (MPI ${MPI_CXX_VERSION}): Ember::distributed runs across processes; tests run under ${MPIEXEC_EXECUTABLE}")
+elseif(EMBER_MPI STREQUAL "OFF")
+  message(STATUS "Ember: MPI OFF (EMBER_MPI=OFF): Ember::distributed is a world of one process")
+else()
+  message(STATUS "Ember: MPI OFF (not found; apt-get install libopenmpi-dev openmpi-bin): Ember::distributed is a world of one process")
+endif()

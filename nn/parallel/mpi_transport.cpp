@@ -1,0 +1,185 @@
+// The MPI transport: every collective is a non-blocking MPI call completed by MPI_Test against
+// a deadline, so a rank whose peer failed, exited or skipped the collective stops with a
+// DistributedError instead of hanging. Only the standard C API (MPI-3) is used: Open MPI and
+// MPICH both work. Errors come back as codes (MPI_ERRORS_RETURN), never as an abort.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <string>
+#include <thread>
+
+#include "ember/core/error.h"
+#include "ember/nn/parallel/transport.h"
+
+namespace ember::nn::parallel::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// MPI counts are ints: larger buffers go in pieces of this many elements.
+constexpr int64_t kMaxChunk = int64_t{1} << 30;
+
+std::string mpi_error_string(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  return std::string(text, static_cast<size_t>(length));
+}
+
+// Booleans and bytes reduce as unsigned char; a boolean sum is a logical or, which is max
+// over 0 and 1 (MPI_SUM is not defined for MPI_C_BOOL).
+MPI_Datatype mpi_type(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return MPI_FLOAT;
+    case DType::Float64: return MPI_DOUBLE;
+    case DType::Int64: return MPI_INT64_T;
+    case DType::UInt8: return MPI_UNSIGNED_CHAR;
+    case DType::Bool: return MPI_UNSIGNED_CHAR;
+  }
+  return MPI_BYTE;
+}
+
+MPI_Op mpi_op(WireOp op, DType dtype) {
+  if (dtype == DType::Bool) return MPI_MAX;
+  switch (op) {
+    case WireOp::Sum: return MPI_SUM;
+    case WireOp::Max: return MPI_MAX;
+  }
+  return MPI_SUM;
+}
+
+class MpiTransport final : public Transport {
+ public:
+  MpiTransport() {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      // Collectives may come from any one thread at a time (a training loop and its helpers);
+      // the DataLoader's worker never calls MPI.
+      int provided = 0;
+      const int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+      if (rc != MPI_SUCCESS) raise<DistributedError>("init: MPI_Init_thread failed: ", mpi_error_string(rc));
+      owns_mpi_ = true;
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    }
+    // Ember's own communicator, so its collectives never match a user's MPI calls.
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "init");
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    check(MPI_Comm_rank(comm_, &rank_), "init");
+    check(MPI_Comm_size(comm_, &size_), "init");
+    MPI_Comm node = MPI_COMM_NULL;
+    check(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "init");
+    check(MPI_Comm_rank(node, &local_rank_), "init");
+    MPI_Comm_free(&node);
+  }
+
+  ~MpiTransport() override {
+    // After a timeout a request is still pending and a peer may be gone: freeing the
+    // communicator or finalising could then block forever, so a broken world is left as it is
+    // (the launcher reports the process as failed).
+    if (broken_) return;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    MPI_Comm_free(&comm_);
+    if (owns_mpi_) MPI_Finalize();
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+
+  void all_reduce(void* data, int64_t count, DType dtype, WireOp op, const char* collective) override {
+    const int64_t item = static_cast<int64_t>(itemsize(dtype));
+    for (int64_t done = 0; done < count; done += kMaxChunk) {
+      const int n = static_cast<int>(std::min(kMaxChunk, count - done));
+      MPI_Request request = MPI_REQUEST_NULL;
+      start(MPI_Iallreduce(MPI_IN_PLACE, static_cast<char*>(data) + done * item, n, mpi_type(dtype),
+                           mpi_op(op, dtype), comm_, &request),
+            collective);
+      wait(request, collective);
+    }
+  }
+
+  void broadcast(void* data, int64_t bytes, int root, const char* collective) override {
+    for (int64_t done = 0; done < bytes; done += kMaxChunk) {
+      const int n = static_cast<int>(std::min(kMaxChunk, bytes - done));
+      MPI_Request request = MPI_REQUEST_NULL;
+      start(MPI_Ibcast(static_cast<char*>(data) + done, n, MPI_BYTE, root, comm_, &request), collective);
+      wait(request, collective);
+    }
+  }
+
+  void all_gather(const void* in, void* out, int64_t bytes, const char* collective) override {
+    if (bytes > INT_MAX)
+      raise<ValueError>(collective, ": each rank's part must be below 2 GiB, got ", bytes, " bytes");
+    MPI_Request request = MPI_REQUEST_NULL;
+    const int n = static_cast<int>(bytes);
+    start(MPI_Iallgather(in, n, MPI_BYTE, out, n, MPI_BYTE, comm_, &request), collective);
+    wait(request, collective);
+  }
+
+  void barrier(const char* collective) override {
+    MPI_Request request = MPI_REQUEST_NULL;
+    start(MPI_Ibarrier(comm_, &request), collective);
+    wait(request, collective);
+  }
+
+ private:
+  std::string who() const { return "rank " + std::to_string(rank_) + " of " + std::to_string(size_); }
+
+  void check(int rc, const char* collective) const {
+    if (rc != MPI_SUCCESS) raise<DistributedError>(collective, ": MPI failed on ", who(), ": ", mpi_error_string(rc));
+  }
+
+  void start(int rc, const char* collective) {
+    if (broken_)
+      raise<DistributedError>(collective, ": ", who(), " cannot run collectives any more: an earlier one failed");
+    check(rc, collective);
+  }
+
+  // Polls rather than blocks: that is what makes the deadline possible. Spinning first keeps
+  // small collectives fast; then short sleeps leave the cores to ranks that share them.
+  void wait(MPI_Request& request, const char* collective) {
+    const Clock::time_point begin = Clock::now();
+    const Clock::time_point deadline = begin + timeout;
+    for (unsigned polls = 0;; ++polls) {
+      int done = 0;
+      const int rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) {
+        broken_ = true;
+        check(rc, collective);
+      }
+      if (done) return;
+      if (polls % 64 != 63) continue;
+      const Clock::time_point now = Clock::now();
+      if (now >= deadline) {
+        broken_ = true;
+        raise<DistributedError>(collective, ": ", who(), " timed out after ",
+                                std::chrono::duration<double>(timeout).count(),
+                                " s waiting for the other ranks; one of them failed, exited or did not call ",
+                                collective);
+      }
+      if (now - begin < std::chrono::milliseconds(1)) {
+        std::this_thread::yield();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
+    }
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  int local_rank_ = 0;
+  bool owns_mpi_ = false;
+  bool broken_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_mpi_transport() { return std::make_unique<MpiTransport>(); }
+
+}  // namespace ember::nn::parallel::detail

@@ -1,0 +1,42 @@
+#pragma once
+// The byte-level collectives a ProcessGroup runs on: a world of one process (no MPI) or MPI
+// (mpi_transport.cpp, built with EMBER_WITH_MPI only). Internal to Ember::distributed; a
+// NCCL transport can later sit behind the same interface.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include "ember/core/dtype.h"
+
+namespace ember::nn::parallel::detail {
+
+/// The reductions a transport performs (ProcessGroup builds avg from sum).
+enum class WireOp { Sum, Max };
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// Rank among the processes on this machine.
+  virtual int local_rank() const = 0;
+  /// Reduces count elements of dtype at data, in place, over every rank.
+  virtual void all_reduce(void* data, int64_t count, DType dtype, WireOp op,
+                          const char* collective) = 0;
+  /// Copies root's bytes at data to every rank's data.
+  virtual void broadcast(void* data, int64_t bytes, int root, const char* collective) = 0;
+  /// out (size() * bytes) receives every rank's bytes from in, in rank order.
+  virtual void all_gather(const void* in, void* out, int64_t bytes, const char* collective) = 0;
+  virtual void barrier(const char* collective) = 0;
+
+  /// How long a collective waits for the other ranks before DistributedError.
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};
+};
+
+/// The world of this process alone: rank 0 of 1, every collective leaves data as it is.
+std::unique_ptr<Transport> make_single_process_transport();
+/// A transport over a duplicate of MPI_COMM_WORLD, initialising MPI when nobody has (and
+/// finalising it when destroyed). Defined in builds with MPI only (EMBER_WITH_MPI).
+std::unique_ptr<Transport> make_mpi_transport();
+
+}  // namespace ember::nn::parallel::detail
