@@ -3,7 +3,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS ember EXPORT EmberTargets
+install(TARGETS ember ember_distributed EXPORT EmberTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
@@ -13,6 +13,9 @@ foreach(_dir core core/ops core/autograd nn nn/models data)
   file(GLOB _headers CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${_dir}/*.h")
   install(FILES ${_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/${_dir})
 endforeach()
+# Ember::distributed's public headers; transport, launcher and digest are its own business.
+install(FILES nn/parallel/parallel.h nn/parallel/process_group.h nn/parallel/distributed_data_parallel.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/nn/parallel)
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Ember)
 install(EXPORT EmberTargets NAMESPACE Ember:: DESTINATION ${_cmake_dir})
@@ -42,3 +45,14 @@ file(RELATIVE_PATH _ember_pc_up "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAK
 set(EMBER_PC_PREFIX "\${pcfiledir}/${_ember_pc_up}")
 configure_file(cmake/ember.pc.in "${CMAKE_CURRENT_BINARY_DIR}/ember.pc" @ONLY)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/ember.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# ember-distributed.pc: pkg-config --libs ember-distributed adds Ember::distributed to ember's
+# flags; a static one names the MPI libraries it was built against (full paths, so it works
+# for Open MPI and MPICH alike).
+set(EMBER_DISTRIBUTED_PC_LIBS "-lember_distributed")
+if(NOT BUILD_SHARED_LIBS AND EMBER_WITH_MPI)
+  list(JOIN MPI_CXX_LIBRARIES " " _ember_mpi_libs)
+  string(APPEND EMBER_DISTRIBUTED_PC_LIBS " ${_ember_mpi_libs}")
+endif()
+configure_file(cmake/ember-distributed.pc.in "${CMAKE_CURRENT_BINARY_DIR}/ember-distributed.pc" @ONLY)
+install(FILES "${CMAKE_CURRENT_BINARY_DIR}/ember-distributed.pc" DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
