@@ -15,6 +15,7 @@ foreach(_dir core core/ops core/autograd nn nn/models data)
 endforeach()
 # Ember::distributed's public headers; transport, launcher and digest are its own business.
 install(FILES nn/parallel/parallel.h nn/parallel/process_group.h nn/parallel/distributed_data_parallel.h
+              nn/parallel/metrics.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/nn/parallel)
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Ember)

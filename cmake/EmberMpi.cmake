@@ -15,6 +15,16 @@ if(NOT EMBER_MPI STREQUAL "OFF")
 endif()
 set(EMBER_WITH_MPI ${EMBER_WITH_MPI} CACHE INTERNAL "Whether Ember::distributed talks to MPI")
 if(EMBER_WITH_MPI)
+  # How tests and examples launch N ranks: ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} N
+  # ${EMBER_MPIEXEC_FLAGS}. Open MPI refuses to run as root (CI containers) or with more ranks
+  # than cores unless told; MPICH needs neither flag and would reject them.
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _ember_mpiexec_version ERROR_QUIET)
+  set(EMBER_MPIEXEC_FLAGS ${MPIEXEC_PREFLAGS})
+  if(_ember_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    list(APPEND EMBER_MPIEXEC_FLAGS --allow-run-as-root --oversubscribe)
+  endif()
+endif()
+if(EMBER_WITH_MPI)
   message(STATUS "Ember: MPI ON (MPI ${MPI_CXX_VERSION}): Ember::distributed runs across processes; tests run under ${MPIEXEC_EXECUTABLE}")
 elseif(EMBER_MPI STREQUAL "OFF")
   message(STATUS "Ember: MPI OFF (EMBER_MPI=OFF): Ember::distributed is a world of one process")

@@ -1,6 +1,12 @@
 // The tutorial CNN on MNIST, in C++: `mnist --device auto` trains on the GPU when there is
 // one and on the CPU otherwise, and prints the loss, the test accuracy after each epoch and
 // the throughput. See flags.cpp for the options.
+//
+// Data-parallel under an MPI launcher: `mpirun -np 2 mnist` trains one model on two ranks, each
+// on its shard of every epoch (DistributedSampler) with --batch-size split among them, so the
+// global batch stays the same; gradients are averaged by DistributedDataParallel. Only rank 0
+// prints, writes metrics and plots and saves the checkpoint. A rank that fails exits non-zero,
+// and the launcher stops the others.
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +21,7 @@
 #include <string>
 
 #include "ember/ember.h"
+#include "ember/nn/parallel/parallel.h"
 #include "flags.h"
 #include "svg_plot.h"
 
@@ -106,6 +113,9 @@ class Metrics {
 };
 
 int run(const MnistFlags& f) {
+  nn::parallel::ProcessGroup& world = nn::parallel::ProcessGroup::world();
+  const int ranks = world.world_size();
+  const bool lead = world.rank() == 0;  // the rank that reports
   set_num_threads(f.threads);
   const Device device = resolve_device(f.device);
   manual_seed(f.seed);
@@ -113,11 +123,12 @@ int run(const MnistFlags& f) {
   const data::Normalize normalize(data::MNIST::kMean, data::MNIST::kStd);
   // Outputs are checked before training: a checkpoint that cannot be written after an hour
   // of training is an hour lost.
-  if (!f.save.empty()) nn::check_writable(f.save);
-  Metrics metrics(f.metrics);
+  if (lead && !f.save.empty()) nn::check_writable(f.save);
+  Metrics metrics(lead ? f.metrics : std::string());
   examples::Points loss_curve, accuracy_curve;
+  const std::string plot = lead ? f.plot : std::string();
   // Written now (empty) so an unwritable path fails before training, then after each epoch.
-  if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
+  if (!plot.empty()) examples::write_training_svg(plot, loss_curve, accuracy_curve);
   auto train_set = std::make_shared<data::MNIST>(root, true, normalize);
   auto test_set = std::make_shared<data::MNIST>(root, false, normalize);
   // An accuracy over no images would be 0 / 0.
@@ -125,9 +136,14 @@ int run(const MnistFlags& f) {
     throw IOError("the test split in " + root + " holds no images; there is nothing to measure accuracy on");
 
   data::DataLoaderOptions train_opts;
-  train_opts.batch_size = static_cast<size_t>(f.batch_size);
-  train_opts.shuffle = true;
-  train_opts.seed = f.seed;
+  // The global batch is --batch-size: each rank takes its share of it.
+  train_opts.batch_size = static_cast<size_t>(std::max(1, f.batch_size / ranks));
+  if (ranks == 1) {
+    train_opts.shuffle = true;
+    train_opts.seed = f.seed;
+  } else {
+    train_opts.sampler = std::make_shared<data::DistributedSampler>(ranks, world.rank(), true, f.seed);
+  }
   train_opts.device = device;
   data::DataLoader train_loader(train_set, train_opts);
   data::DataLoaderOptions test_opts;
@@ -137,18 +153,24 @@ int run(const MnistFlags& f) {
 
   auto model = std::make_shared<nn::models::TutorialNet>();
   model->to(device);
+  // Alone, a world of one: DistributedDataParallel then changes nothing.
+  nn::parallel::DistributedDataParallel ddp(model, world);
   nn::SGDOptions sgd;
   sgd.lr = f.lr;
   sgd.momentum = f.momentum;
   nn::SGD optimizer(model->parameters(), sgd);
   nn::CrossEntropyLoss criterion;
-  ProgressBar bar(isatty(STDOUT_FILENO));
+  // Open MPI hands rank 0 a terminal even when mpirun's own output goes to a log.
+  ProgressBar bar(ranks == 1 && isatty(STDOUT_FILENO));
 
   // An emulated GPU (EMBER_CUDA=EMULATE) says so: its speed says nothing about a GPU's.
   const char* emulated = device.is_cuda() && cuda::is_emulated() ? " (emulated)" : "";
-  std::printf("Training the tutorial CNN on %s%s: %zu train / %zu test images from %s, %d thread%s\n",
+  if (lead) std::printf("Training the tutorial CNN on %s%s: %zu train / %zu test images from %s, %d thread%s\n",
               device.str().c_str(), emulated, train_set->size(), test_set->size(), root.c_str(), f.threads,
               f.threads == 1 ? "" : "s");
+  if (lead && ranks > 1)
+    std::printf("Data-parallel on %d ranks: %zu images per rank per step (global batch %zu)\n", ranks,
+                train_opts.batch_size, train_opts.batch_size * static_cast<size_t>(ranks));
   double accuracy = 0;
   for (int epoch = 1; epoch <= f.epochs; ++epoch) {
     model->train();
@@ -157,8 +179,9 @@ int run(const MnistFlags& f) {
     size_t batch_index = 0, in_interval = 0;
     for (data::Batch& batch : train_loader) {
       optimizer.zero_grad();
-      Tensor loss = criterion(model->forward(batch.data), batch.target);
+      Tensor loss = criterion(ddp(batch.data), batch.target);
       loss.backward();
+      ddp.sync_gradients();
       optimizer.step();
       {
         NoGradGuard no_grad;
@@ -167,9 +190,10 @@ int run(const MnistFlags& f) {
       ++batch_index;
       ++in_interval;
       if (batch_index % static_cast<size_t>(f.log_interval) == 0) {
-        const double mean_loss = running.item<double>() / static_cast<double>(in_interval);
+        const double mean_loss =
+            nn::parallel::mean_over_ranks(running.item<double>() / static_cast<double>(in_interval), world);
         bar.clear();
-        std::printf("[%d, %5zu] loss: %.3f\n", epoch, batch_index, mean_loss);
+        if (lead) std::printf("[%d, %5zu] loss: %.3f\n", epoch, batch_index, mean_loss);
         metrics.loss(epoch, batch_index, mean_loss);
         loss_curve.emplace_back(epoch - 1 + static_cast<double>(batch_index) / static_cast<double>(train_loader.size()),
                                 mean_loss);
@@ -191,20 +215,20 @@ int run(const MnistFlags& f) {
     }
     const auto total = static_cast<int64_t>(test_set->size());
     accuracy = 100.0 * static_cast<double>(correct) / static_cast<double>(total);
-    std::printf("Accuracy on test set: %.0f %% [%lld/%lld]\n", accuracy, static_cast<long long>(correct),
+    if (lead) std::printf("Accuracy on test set: %.0f %% [%lld/%lld]\n", accuracy, static_cast<long long>(correct),
                 static_cast<long long>(total));
-    std::printf("Epoch %d: %.2f s, %.0f images/s\n", epoch, seconds,
+    if (lead) std::printf("Epoch %d: %.2f s, %.0f images/s\n", epoch, seconds,
                 static_cast<double>(train_set->size()) / seconds);
     metrics.accuracy(epoch, accuracy);
     accuracy_curve.emplace_back(epoch, accuracy);
-    if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
+    if (!plot.empty()) examples::write_training_svg(plot, loss_curve, accuracy_curve);
   }
   metrics.close();
-  if (!f.save.empty()) {
+  if (lead && !f.save.empty()) {
     nn::save(*model, f.save);
     std::printf("Saved the model to %s\n", f.save.c_str());
   }
-  if (f.require_accuracy >= 0 && accuracy < f.require_accuracy) {
+  if (lead && f.require_accuracy >= 0 && accuracy < f.require_accuracy) {
     std::fprintf(stderr, "mnist: accuracy %.2f %% is below the required %.2f %%\n", accuracy,
                  f.require_accuracy);
     return 3;

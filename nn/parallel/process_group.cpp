@@ -120,6 +120,9 @@ void ProcessGroup::all_reduce(const std::vector<Tensor>& tensors, AllReduceOp op
     if (!tensors[i].defined()) raise<ValueError>("all_reduce: tensors[", i, "] is an undefined tensor");
   check_same_device("all_reduce", "tensors", tensors);
   check_same_dtype("all_reduce", "tensors", tensors);
+  if (op == AllReduceOp::Avg) check_floating("all_reduce", {"tensors[0]", tensors[0]});
+  // Alone there is nothing to reduce, nor a reason to copy into a flat buffer and back.
+  if (world_size() == 1) return;
   if (tensors.size() == 1) return all_reduce(tensors[0], op);
   // One flat buffer, one collective: fewer, larger messages are what MPI is fast at.
   std::vector<Tensor> flat;

@@ -86,3 +86,16 @@ TEST(TensorValues, ReadsAContiguousCpuTensorInPlace) {
   EXPECT_THROW_LINE(t.to("cuda:0").values<double>(), ValueError,
                     "values: the tensor is on cuda:0; copy it to the CPU with .cpu() first");
 }
+
+// Memory written behind Ember's back (raw_data(), e.g. by MPI) is reported with mark_modified,
+// so autograd still refuses a gradient computed from the old values.
+TEST(MarkModified, AWriteThroughRawDataIsSeenByAutograd) {
+  Tensor w = tensor({2.0}).requires_grad_();
+  Tensor x = tensor({3.0});
+  Tensor y = (w * x).sum();  // saves x for w's gradient
+  const uint64_t before = x.version();
+  static_cast<float*>(x.raw_data())[0] = 5.0f;
+  mark_modified(x);
+  EXPECT_EQ(x.version(), before + 1);
+  EXPECT_THROW_MSG(y.backward(), AutogradError, "a tensor saved for the backward of mul");
+}

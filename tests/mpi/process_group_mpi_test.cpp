@@ -115,3 +115,9 @@ TEST(ProcessGroupMpi, RanksWithDifferentShapesGetAShapeErrorEverywhere) {
   world().all_reduce(ok);
   EXPECT_FLOAT_EQ(ok.item<float>(), float(world().world_size()));
 }
+
+TEST(ProcessGroupMpi, MetricsAverageALossAndSumCountsOverTheRanks) {
+  const int r = world().rank(), w = world().world_size();
+  EXPECT_DOUBLE_EQ(nn::parallel::mean_over_ranks(0.25 + r), 0.25 + (w - 1) / 2.0);
+  EXPECT_EQ(nn::parallel::sum_over_ranks(10 + r), 10 * w + w * (w - 1) / 2);
+}

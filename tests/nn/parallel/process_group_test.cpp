@@ -152,3 +152,8 @@ TEST(ProcessGroup, LauncherVariablesOfOpenMpiMpichPmixAndSlurmAreRecognised) {
   }
   EXPECT_FALSE(detect_launcher().launched);
 }
+
+TEST(ProcessGroup, MetricsOfOneProcessAreItsOwn) {
+  EXPECT_DOUBLE_EQ(nn::parallel::mean_over_ranks(0.125), 0.125);
+  EXPECT_EQ(nn::parallel::sum_over_ranks(int64_t{1} << 40), int64_t{1} << 40);
+}
