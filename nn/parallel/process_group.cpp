@@ -91,7 +91,7 @@ void ProcessGroup::check_same_signature(const char* collective, const Tensor& t)
   // max(s) and max(-s) in one reduction: the ranks agree when max(s) == -max(-s).
   const int64_t s = detail::shape_digest({t});
   int64_t pair[2] = {s, -s};
-  transport_->all_reduce(pair, 2, DType::Int64, detail::WireOp::Max, collective);
+  transport_->all_reduce(pair, 2, DType::Int64, detail::WireOp::Max, detail::Arrival::Unknown, collective);
   if (pair[0] != -pair[1])
     raise<ShapeError>("shape mismatch in ", collective, ": the ranks passed different shapes or dtypes (rank ",
                       rank(), " of ", world_size(), " has ", shape_str(t.shape()), " ", dtype_name(t.dtype()), ")");
@@ -100,12 +100,15 @@ void ProcessGroup::check_same_signature(const char* collective, const Tensor& t)
 void ProcessGroup::all_reduce(const Tensor& t, AllReduceOp op) {
   check_defined("all_reduce", {{"tensor", t}});
   if (op == AllReduceOp::Avg) check_floating("all_reduce", {"tensor", t});
-  check_same_signature("all_reduce", t);
   if (world_size() == 1) return;
+  // Staged before the shape check, which is also the ranks' deadline-bounded meeting: after it
+  // nothing that can fail on one rank alone precedes the data's collective.
   Tensor host = host_buffer(t);
+  check_same_signature("all_reduce", t);
   if (host.numel() > 0) {
     const detail::WireOp wire = op == AllReduceOp::Max ? detail::WireOp::Max : detail::WireOp::Sum;
-    transport_->all_reduce(host.raw_data(), host.numel(), host.dtype(), wire, "all_reduce");
+    transport_->all_reduce(host.raw_data(), host.numel(), host.dtype(), wire, detail::Arrival::Confirmed,
+                           "all_reduce");
     if (op == AllReduceOp::Avg) {
       NoGradGuard no_grad;
       host /= static_cast<double>(world_size());
@@ -147,24 +150,24 @@ void ProcessGroup::broadcast(const Tensor& t, int root) {
   check_defined("broadcast", {{"tensor", t}});
   if (root < 0 || root >= world_size())
     raise<ValueError>("broadcast: root must be a rank of the world (0 to ", world_size() - 1, "), got ", root);
-  check_same_signature("broadcast", t);
   if (world_size() == 1) return;
-  Tensor host = host_buffer(t);
+  Tensor host = host_buffer(t);  // before the meeting, as in all_reduce
+  check_same_signature("broadcast", t);
   const int64_t bytes = host.numel() * static_cast<int64_t>(itemsize(host.dtype()));
-  if (bytes > 0) transport_->broadcast(host.raw_data(), bytes, root, "broadcast");
+  if (bytes > 0) transport_->broadcast(host.raw_data(), bytes, root, detail::Arrival::Confirmed, "broadcast");
   if (rank() != root) write_back(t, host);
 }
 
 std::vector<Tensor> ProcessGroup::all_gather(const Tensor& t) {
   check_defined("all_gather", {{"tensor", t}});
-  check_same_signature("all_gather", t);
-  Tensor host = host_buffer(t);
+  Tensor host = host_buffer(t);  // before the meeting, as in all_reduce, and so is out
   Shape shape = t.shape();
   shape.insert(shape.begin(), world_size());
   NoGradGuard no_grad;
   Tensor out = empty(shape, TensorOptions().dtype(t.dtype()));
+  check_same_signature("all_gather", t);
   const int64_t bytes = host.numel() * static_cast<int64_t>(itemsize(host.dtype()));
-  transport_->all_gather(host.raw_data(), out.raw_data(), bytes, "all_gather");
+  transport_->all_gather(host.raw_data(), out.raw_data(), bytes, detail::Arrival::Confirmed, "all_gather");
   std::vector<Tensor> parts;
   parts.reserve(static_cast<size_t>(world_size()));
   for (int r = 0; r < world_size(); ++r) parts.push_back(to(out.select(0, r), t.device()));

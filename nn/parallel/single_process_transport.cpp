@@ -12,9 +12,9 @@ class SingleProcessTransport final : public Transport {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   int local_rank() const override { return 0; }
-  void all_reduce(void*, int64_t, DType, WireOp, const char*) override {}
-  void broadcast(void*, int64_t, int, const char*) override {}
-  void all_gather(const void* in, void* out, int64_t bytes, const char*) override {
+  void all_reduce(void*, int64_t, DType, WireOp, Arrival, const char*) override {}
+  void broadcast(void*, int64_t, int, Arrival, const char*) override {}
+  void all_gather(const void* in, void* out, int64_t bytes, Arrival, const char*) override {
     if (bytes > 0 && in != out) std::memcpy(out, in, static_cast<size_t>(bytes));
   }
   void barrier(const char*) override {}

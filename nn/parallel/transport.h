@@ -13,6 +13,13 @@ namespace ember::nn::parallel::detail {
 /// The reductions a transport performs (ProcessGroup builds avg from sum).
 enum class WireOp { Sum, Max };
 
+/// Whether every rank is known to have reached this collective: the caller has just finished a
+/// deadline-bounded collective with all of them for the same operation, and nothing that can
+/// fail on one rank alone lies in between. A transport may then use its blocking, tuned
+/// algorithms (MPI's non-blocking ones reach about half the bandwidth): no rank can be missing,
+/// and one that dies meanwhile ends the job through the launcher.
+enum class Arrival { Unknown, Confirmed };
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -21,12 +28,13 @@ class Transport {
   /// Rank among the processes on this machine.
   virtual int local_rank() const = 0;
   /// Reduces count elements of dtype at data, in place, over every rank.
-  virtual void all_reduce(void* data, int64_t count, DType dtype, WireOp op,
+  virtual void all_reduce(void* data, int64_t count, DType dtype, WireOp op, Arrival arrival,
                           const char* collective) = 0;
   /// Copies root's bytes at data to every rank's data.
-  virtual void broadcast(void* data, int64_t bytes, int root, const char* collective) = 0;
+  virtual void broadcast(void* data, int64_t bytes, int root, Arrival arrival, const char* collective) = 0;
   /// out (size() * bytes) receives every rank's bytes from in, in rank order.
-  virtual void all_gather(const void* in, void* out, int64_t bytes, const char* collective) = 0;
+  virtual void all_gather(const void* in, void* out, int64_t bytes, Arrival arrival,
+                          const char* collective) = 0;
   virtual void barrier(const char* collective) = 0;
 
   /// How long a collective waits for the other ranks before DistributedError.

@@ -7,6 +7,7 @@
 
 #include "ember/ember.h"
 #include "ember/nn/parallel/parallel.h"
+#include "support/emulated_cuda.h"
 #include "support/expect.h"
 
 using namespace ember;
@@ -120,4 +121,23 @@ TEST(ProcessGroupMpi, MetricsAverageALossAndSumCountsOverTheRanks) {
   const int r = world().rank(), w = world().world_size();
   EXPECT_DOUBLE_EQ(nn::parallel::mean_over_ranks(0.25 + r), 0.25 + (w - 1) / 2.0);
   EXPECT_EQ(nn::parallel::sum_over_ranks(10 + r), 10 * w + w * (w - 1) / 2);
+}
+
+// CUDA tensors are staged through host memory and copied back: the emulated device (host
+// memory behind cuda:N) checks that path, and that results stay on the tensor's device.
+TEST(ProcessGroupMpi, CudaTensorsAreStagedThroughTheHostAndStayOnTheirDevice) {
+  test::EmulatedCuda cuda(1);
+  const int r = world().rank(), w = world().world_size();
+  Tensor t = tensor({1.0 + r, 2.0}).to(Device::cuda(0));
+  world().all_reduce(t, AllReduceOp::Sum);
+  EXPECT_EQ(t.device(), Device::cuda(0));
+  EXPECT_EQ(t.cpu().to_vector<float>(), (std::vector<float>{float(w + w * (w - 1) / 2), float(2 * w)}));
+  Tensor b = full({3}, r, TensorOptions(kInt64).device(Device::cuda(0)));
+  world().broadcast(b, w - 1);
+  EXPECT_EQ(b.cpu().to_vector<int64_t>(), std::vector<int64_t>(3, w - 1));
+  const std::vector<Tensor> parts = world().all_gather(b);
+  EXPECT_EQ(parts.back().device(), Device::cuda(0));
+  Tensor a = tensor({1.0});
+  EXPECT_THROW_MSG(world().all_reduce({a, t}), DeviceMismatchError,
+                   "tensors on different devices: all_reduce got tensors[0] on cpu and tensors[1] on cuda:0");
 }
