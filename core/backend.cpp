@@ -23,6 +23,10 @@ void Backend::copy_between_devices(void*, Device, const void*, Device, size_t) {
   not_implemented("copy_between_devices");
 }
 void Backend::synchronize(Device) {}
+cuda::MemoryStats Backend::memory_stats(int) { not_implemented("memory_stats"); }
+void Backend::reset_peak_memory_stats(int) { not_implemented("reset_peak_memory_stats"); }
+void Backend::empty_cache() {}
+std::string Backend::versions() { return "not compiled"; }
 
 Tensor Backend::contiguous(const Tensor& t) {
   if (!t.defined() || t.is_contiguous()) return t;

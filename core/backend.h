@@ -9,12 +9,21 @@
 #include <vector>
 
 #include "ember/core/allocator.h"
+#include "ember/core/cuda.h"
 #include "ember/core/device.h"
 #include "ember/core/export.h"
 #include "ember/core/op_kinds.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
+
+/// The switches users set through ember::cuda (core/cuda.h) as backends read them: a
+/// backend depends on this door, not on the user API.
+struct BackendSettings {
+  bool allow_tf32 = false;
+  bool deterministic = false;
+};
+EMBER_API BackendSettings backend_settings();
 
 class EMBER_API Backend {
  public:
@@ -34,6 +43,14 @@ class EMBER_API Backend {
                                     Device src_device, size_t nbytes);
   /// Waits until all queued work on device is done; surfaces asynchronous errors.
   virtual void synchronize(Device device);
+  /// The device memory figures and cache behind ember::cuda's functions (core/cuda.cpp
+  /// forwards); backends without a caching allocator keep the defaults (NotImplementedError
+  /// for the figures, nothing to empty).
+  virtual cuda::MemoryStats memory_stats(int device);
+  virtual void reset_peak_memory_stats(int device);
+  virtual void empty_cache();
+  /// The runtime and library versions, for ember::cuda::versions().
+  virtual std::string versions();
   /// t itself when undefined or contiguous, else a contiguous copy made with this backend's
   /// own copy(): how kernels densify an operand (never through op front-ends, which record
   /// autograd).

@@ -12,4 +12,8 @@ namespace ember {
 EMBER_API std::shared_ptr<Backend> register_backend(DeviceType type,
                                                     std::shared_ptr<Backend> backend);
 
+/// The backend built into this library for type (whatever is registered over it), or null
+/// when it was not compiled in: what ember::cuda's memory figures and versions report.
+Backend* builtin_backend(DeviceType type);
+
 }  // namespace ember

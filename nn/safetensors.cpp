@@ -11,7 +11,7 @@
 
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
-#include "ember/core/file.h"
+#include "ember/nn/file_io.h"
 #include "ember/core/ops/transfer.h"
 #include "ember/nn/json.h"
 #include "ember/nn/serialization.h"

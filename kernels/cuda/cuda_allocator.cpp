@@ -158,10 +158,15 @@ void DeviceBuffer::reset() noexcept {
   size_ = 0;
 }
 
-cuda::MemoryStats memory_stats(int device) {
+void set_alloc_fill(int byte) { g_alloc_fill.store(byte < 0 ? -1 : (byte & 0xFF), std::memory_order_relaxed); }
+
+}  // namespace cuda_detail
+
+// The caching allocator's figures and cache, for ember::cuda (core/cuda.cpp forwards).
+cuda::MemoryStats CudaBackend::memory_stats(int device) {
   cuda::MemoryStats m;
-  if (BlockPool* p = caching_allocator().existing_pool(device)) {
-    const PoolStats s = p->stats();
+  if (cuda_detail::BlockPool* p = caching_allocator().existing_pool(device)) {
+    const cuda_detail::PoolStats s = p->stats();
     m.allocated = s.allocated;
     m.reserved = s.reserved;
     m.peak_allocated = s.peak_allocated;
@@ -172,19 +177,16 @@ cuda::MemoryStats memory_stats(int device) {
   return m;
 }
 
-void reset_peak_memory_stats(int device) {
-  if (BlockPool* p = caching_allocator().existing_pool(device)) p->reset_peaks();
+void CudaBackend::reset_peak_memory_stats(int device) {
+  if (cuda_detail::BlockPool* p = caching_allocator().existing_pool(device)) p->reset_peaks();
 }
 
-void empty_cache() {
+void CudaBackend::empty_cache() {
   for (int d : caching_allocator().devices_with_pools()) {
     CudaDeviceGuard guard(d);
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream(d)));
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(cuda_detail::stream(d)));
     caching_allocator().existing_pool(d)->release_cached();
   }
 }
 
-void set_alloc_fill(int byte) { g_alloc_fill.store(byte < 0 ? -1 : (byte & 0xFF), std::memory_order_relaxed); }
-
-}  // namespace cuda_detail
 }  // namespace ember

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "ember/core/backend.h"
-#include "ember/core/cuda.h"
 
 namespace ember {
 
@@ -15,6 +14,11 @@ class CudaBackend : public Backend {
   /// The devices the runtime reports; 0 when there is no driver or no GPU.
   int device_count() const override;
   Allocator& allocator() override;
+  // cuda_allocator.cpp (figures, cache) and cuda_context.cpp (versions)
+  cuda::MemoryStats memory_stats(int device) override;
+  void reset_peak_memory_stats(int device) override;
+  void empty_cache() override;
+  std::string versions() override;
 
   // cuda_memory.cpp
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device dst_device) override;
@@ -119,11 +123,6 @@ class CudaDeviceGuard {
 };
 
 namespace cuda_detail {
-// The caching allocator's figures and cache (cuda_allocator.cpp); core/cuda.cpp forwards.
-cuda::MemoryStats memory_stats(int device);
-void reset_peak_memory_stats(int device);
-void empty_cache();
-std::string versions();
 /// Test hook: every block the allocator hands out is first filled with this byte (0xFF
 /// makes float32/float64 NaN, 0xA5 poisons integers); -1 turns it off.
 EMBER_API void set_alloc_fill(int byte);

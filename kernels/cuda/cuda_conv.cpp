@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "ember/core/cuda.h"
 #include "ember/kernels/cuda/conv_algo_cache.h"
 #include "ember/kernels/cuda/cuda_allocator.h"
 #include "ember/kernels/cuda/cuda_backend.h"
@@ -62,7 +61,7 @@ struct Problem {
     EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(cd.d, base_math()));
   }
 
-  bool tf32() const { return dtype == kFloat32 && cuda::allow_tf32(); }
+  bool tf32() const { return dtype == kFloat32 && backend_settings().allow_tf32; }
   // FMA_MATH never uses tensor cores, so float32 stays full precision; DEFAULT_MATH lets
   // cuDNN use TF32 on Ampere and later.
   cudnnMathType_t base_math() const { return tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH; }
@@ -87,7 +86,7 @@ struct Problem {
     key.dilation_h = p.dilation_h;
     key.dilation_w = p.dilation_w;
     key.tf32 = tf32();
-    key.deterministic = cuda::deterministic();
+    key.deterministic = backend_settings().deterministic;
     return key;
   }
 
@@ -95,7 +94,7 @@ struct Problem {
   template <class Perf>
   bool acceptable(const Perf& perf, size_t workspace) const {
     if (perf.status != CUDNN_STATUS_SUCCESS || perf.memory > workspace) return false;
-    if (cuda::deterministic() && perf.determinism != CUDNN_DETERMINISTIC) return false;
+    if (backend_settings().deterministic && perf.determinism != CUDNN_DETERMINISTIC) return false;
     if (!tf32() && dtype == kFloat32 && perf.mathType != CUDNN_FMA_MATH) return false;
     return true;
   }

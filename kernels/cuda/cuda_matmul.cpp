@@ -5,7 +5,6 @@
 // first, the product then accumulating onto it (beta = 1). Full FP32 unless TF32 is on.
 #include <climits>
 
-#include "ember/core/cuda.h"
 #include "ember/kernels/cuda/cuda_backend.h"
 #include "ember/kernels/cuda/cuda_context.h"
 #include "ember/kernels/cuda/gemm_layout.h"
@@ -59,7 +58,7 @@ void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_
   const bool is_float = dt == kFloat32;
   const cudaDataType_t type = is_float ? CUDA_R_32F : CUDA_R_64F;
   const cublasComputeType_t compute =
-      is_float ? (cuda::allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F) : CUBLAS_COMPUTE_64F;
+      is_float ? (backend_settings().allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F) : CUBLAS_COMPUTE_64F;
   const float alpha_f = 1.0f, beta_f = bias.defined() ? 1.0f : 0.0f;
   const double alpha_d = 1.0, beta_d = bias.defined() ? 1.0 : 0.0;
   const void* alpha = is_float ? static_cast<const void*>(&alpha_f) : &alpha_d;

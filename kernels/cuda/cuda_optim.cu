@@ -83,11 +83,10 @@ struct Staged {
   std::vector<std::pair<Tensor, Tensor>> write_back;  // (original, stand-in)
 };
 
+// Backend::contiguous makes the stand-in; the ones the step writes are remembered.
 Tensor stage(CudaBackend& be, const Tensor& t, bool written, Staged& st) {
-  if (t.is_contiguous()) return t;
-  Tensor c = detail::make_empty(t.shape(), t.dtype(), t.device());
-  be.copy(c, t);
-  if (written) st.write_back.emplace_back(t, c);
+  Tensor c = be.contiguous(t);
+  if (written && !c.is_same(t)) st.write_back.emplace_back(t, c);
   return c;
 }
 

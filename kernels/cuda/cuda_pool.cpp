@@ -5,7 +5,6 @@
 // come from a small kernel (cuda_pool_kernels.cu), and both gradients are kernels: the max's
 // gathers from those positions (deterministic, ties as the forward returned them), instead
 // of cudnnPoolingBackward finding each window's maximum again.
-#include "ember/core/cuda.h"
 #include "ember/kernels/cuda/cuda_backend.h"
 #include "ember/kernels/cuda/cuda_pool_kernels.h"
 #include "ember/kernels/cuda/cudnn_util.h"
@@ -35,7 +34,7 @@ void set_pooling(cuda_detail::PoolDesc& pd, cudnnPoolingMode_t mode, const Pool2
 }
 
 cudnnPoolingMode_t max_mode() {
-  return cuda::deterministic() ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
+  return backend_settings().deterministic ? CUDNN_POOLING_MAX_DETERMINISTIC : CUDNN_POOLING_MAX;
 }
 
 cuda_detail::PoolGeometry geometry(const Tensor& input, const Tensor& out, const Pool2dParams& p, const char* op) {
