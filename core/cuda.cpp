@@ -19,7 +19,9 @@ std::atomic<bool> g_deterministic{false};
 // the real devices, not an emulated backend a test may have registered.
 Backend& real_cuda_backend(int device) {
   Backend* b = builtin_backend(DeviceType::CUDA);
-  if (!b) raise<NotCompiledError>(Device::cuda(device).str(), " requested, but Ember was built without CUDA support");
+  if (!b)
+    raise<NotCompiledError>(Device::cuda(device).str(),
+                            " requested, but Ember was built without CUDA support");
   b->check_device(Device::cuda(device));
   return *b;
 }

@@ -19,8 +19,8 @@ namespace detail {
 // that prepares the following ones. Iterators share it; the last one to go stops the worker.
 class EpochState {
  public:
-  EpochState(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options,
-             std::vector<int64_t> order, size_t batches)
+  EpochState(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options, std::vector<int64_t> order,
+             size_t batches)
       : dataset_(std::move(dataset)),
         options_(std::move(options)),
         order_(std::move(order)),
@@ -151,8 +151,7 @@ class EpochState {
 DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(std::move(options)) {
   if (!dataset_) raise<ValueError>("DataLoader: dataset is null");
-  if (options_.batch_size == 0)
-    raise<ValueError>("DataLoader: batch_size must be at least 1, got 0");
+  if (options_.batch_size == 0) raise<ValueError>("DataLoader: batch_size must be at least 1, got 0");
   // (n + b - 1) / b wraps for a batch_size near SIZE_MAX (an epoch of no batches), and a
   // batch's first dim is an int64: 2^31 - 1 is far above any real batch and safe in both.
   if (options_.batch_size > kMaxBatchSize)

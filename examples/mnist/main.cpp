@@ -3,8 +3,8 @@
 // the throughput. See flags.cpp for the options.
 #include <unistd.h>
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -171,8 +171,9 @@ int run(const MnistFlags& f) {
         bar.clear();
         std::printf("[%d, %5zu] loss: %.3f\n", epoch, batch_index, mean_loss);
         metrics.loss(epoch, batch_index, mean_loss);
-        loss_curve.emplace_back(epoch - 1 + static_cast<double>(batch_index) / static_cast<double>(train_loader.size()),
-                                mean_loss);
+        loss_curve.emplace_back(
+            epoch - 1 + static_cast<double>(batch_index) / static_cast<double>(train_loader.size()),
+            mean_loss);
         running = Tensor();
         in_interval = 0;
       }

@@ -40,8 +40,10 @@ void mark_in_stream_order(int device, void* p, size_t n, bool usable) {
       cuda_detail::stream(device),
       [](void* m) {
         const std::unique_ptr<Mark> owned(static_cast<Mark*>(m));
-        if (owned->usable) ASAN_UNPOISON_MEMORY_REGION(owned->p, owned->n);
-        else ASAN_POISON_MEMORY_REGION(owned->p, owned->n);
+        if (owned->usable)
+          ASAN_UNPOISON_MEMORY_REGION(owned->p, owned->n);
+        else
+          ASAN_POISON_MEMORY_REGION(owned->p, owned->n);
       },
       mark.get()));
   (void)mark.release();  // queued: the function owns it now
@@ -56,8 +58,7 @@ class CudaCachingAllocator final : public Allocator {
     if (nbytes == 0) return nullptr;
     cuda_detail::BlockPool& p = pool(device.index);
     void* ptr = p.allocate(nbytes);
-    if (!ptr)
-      throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
+    if (!ptr) throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
     mark_in_stream_order(device.index, ptr, nbytes, true);
     const int fill = g_alloc_fill.load(std::memory_order_relaxed);
     if (fill >= 0) {
@@ -158,7 +159,9 @@ void DeviceBuffer::reset() noexcept {
   size_ = 0;
 }
 
-void set_alloc_fill(int byte) { g_alloc_fill.store(byte < 0 ? -1 : (byte & 0xFF), std::memory_order_relaxed); }
+void set_alloc_fill(int byte) {
+  g_alloc_fill.store(byte < 0 ? -1 : (byte & 0xFF), std::memory_order_relaxed);
+}
 
 }  // namespace cuda_detail
 

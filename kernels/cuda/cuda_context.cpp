@@ -134,7 +134,8 @@ void raise_pending_index_errors(int device) {
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-  raise<CudaError>(call, " failed: ", EMBER_CUBLAS(cublasGetStatusString)(status), " (", file, ":", line, ")");
+  raise<CudaError>(call, " failed: ", EMBER_CUBLAS(cublasGetStatusString)(status), " (", file, ":", line,
+                   ")");
 }
 
 void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
@@ -163,9 +164,9 @@ std::string CudaBackend::versions() {
     blas = e.what();
   }
   const size_t dnn = cudnnGetVersion();
-  return detail::concat("CUDA runtime ", runtime / 1000, ".", runtime % 1000 / 10, ", driver ", driver / 1000, ".",
-                        driver % 1000 / 10, ", cuBLAS ", blas, ", cuDNN ",
-                        dnn / 10000, ".", dnn % 10000 / 100, ".", dnn % 100);
+  return detail::concat("CUDA runtime ", runtime / 1000, ".", runtime % 1000 / 10, ", driver ", driver / 1000,
+                        ".", driver % 1000 / 10, ", cuBLAS ", blas, ", cuDNN ", dnn / 10000, ".",
+                        dnn % 10000 / 100, ".", dnn % 100);
 #endif
 }
 
