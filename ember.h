@@ -20,6 +20,7 @@
 #include "ember/core/ops/linalg.h"
 #include "ember/core/ops/loss.h"
 #include "ember/core/ops/norm.h"
+#include "ember/core/ops/optim.h"
 #include "ember/core/ops/pool.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/softmax.h"

@@ -8,15 +8,28 @@ install(TARGETS ember ember_distributed EXPORT EmberTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(FILES ember.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember)
-foreach(_dir core core/ops core/autograd nn nn/models data)
-  file(GLOB _headers CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${_dir}/*.h")
-  install(FILES ${_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/${_dir})
+# The public headers are ember.h and nn/parallel/parallel.h and what they include, transitively:
+# validation helpers, nn's and data's own helpers (Ember::distributed's transport, launcher
+# and digest among them) and the backends' headers stay out of the package.
+set(_public "")
+set(_pending ember.h nn/parallel/parallel.h)  # and Ember::distributed's umbrella
+while(_pending)
+  list(POP_FRONT _pending _header)
+  if(_header IN_LIST _public)
+    continue()
+  endif()
+  list(APPEND _public ${_header})
+  file(STRINGS "${CMAKE_CURRENT_SOURCE_DIR}/${_header}" _lines REGEX "^#include \"ember/[^\"]+\"")
+  foreach(_line IN LISTS _lines)
+    string(REGEX REPLACE "^#include \"ember/([^\"]+)\".*" "\\1" _included "${_line}")
+    list(APPEND _pending ${_included})
+  endforeach()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/${_header}")
+endwhile()
+foreach(_header IN LISTS _public)
+  get_filename_component(_dir "${_header}" DIRECTORY)
+  install(FILES "${_header}" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/${_dir})
 endforeach()
-# Ember::distributed's public headers; transport, launcher and digest are its own business.
-install(FILES nn/parallel/parallel.h nn/parallel/process_group.h nn/parallel/distributed_data_parallel.h
-              nn/parallel/metrics.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ember/nn/parallel)
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Ember)
 install(EXPORT EmberTargets NAMESPACE Ember:: DESTINATION ${_cmake_dir})

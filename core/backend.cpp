@@ -5,16 +5,15 @@
 namespace ember {
 
 void Backend::not_implemented(const char* op) const {
-  raise<NotImplementedError>(op, " is not implemented on ",
-                             type() == DeviceType::CPU ? "cpu" : "cuda");
+  raise<NotImplementedError>(op, " is not implemented on ", type() == DeviceType::CPU ? "cpu" : "cuda");
 }
 
 void Backend::check_device(Device device) const {
   if (device.is_cpu()) return;
   const int n = device_count();
   if (device.index < 0 || device.index >= n)
-    raise<DeviceError>(device.str(), " requested, but only ", n, " CUDA device",
-                       n == 1 ? " is" : "s are", " available");
+    raise<DeviceError>(device.str(), " requested, but only ", n, " CUDA device", n == 1 ? " is" : "s are",
+                       " available");
 }
 
 void Backend::copy_from_host(void*, const void*, size_t, Device) { not_implemented("copy_from_host"); }
@@ -23,6 +22,10 @@ void Backend::copy_between_devices(void*, Device, const void*, Device, size_t) {
   not_implemented("copy_between_devices");
 }
 void Backend::synchronize(Device) {}
+cuda::MemoryStats Backend::memory_stats(int) { not_implemented("memory_stats"); }
+void Backend::reset_peak_memory_stats(int) { not_implemented("reset_peak_memory_stats"); }
+void Backend::empty_cache() {}
+std::string Backend::versions() { return "not compiled"; }
 
 Tensor Backend::contiguous(const Tensor& t) {
   if (!t.defined() || t.is_contiguous()) return t;
@@ -48,7 +51,9 @@ void Backend::reduce(ReduceOp, const Tensor&, const Tensor&, const std::vector<i
 void Backend::reduce_with_index(ReduceOp, const Tensor&, const Tensor&, const Tensor&, int) {
   not_implemented("reduce_with_index");
 }
-void Backend::matmul(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { not_implemented("matmul"); }
+void Backend::matmul(const Tensor&, const Tensor&, const Tensor&, const Tensor&) {
+  not_implemented("matmul");
+}
 void Backend::softmax(const Tensor&, const Tensor&, bool) { not_implemented("softmax"); }
 void Backend::softmax_backward(const Tensor&, const Tensor&, const Tensor&, bool) {
   not_implemented("softmax_backward");
@@ -56,7 +61,8 @@ void Backend::softmax_backward(const Tensor&, const Tensor&, const Tensor&, bool
 void Backend::class_loss(const Tensor&, const Tensor&, const Tensor&, bool, const char* op) {
   not_implemented(op);
 }
-void Backend::class_loss_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, const char*) {
+void Backend::class_loss_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool,
+                                  const char*) {
   not_implemented("class_loss_backward");
 }
 void Backend::conv2d(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
@@ -72,8 +78,8 @@ void Backend::conv2d_backward_weight(const Tensor&, const Tensor&, const Tensor&
 void Backend::max_pool2d(const Tensor&, const Tensor&, const Tensor&, const Pool2dParams&) {
   not_implemented("max_pool2d");
 }
-void Backend::max_pool2d_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                                  const Tensor&, const Pool2dParams&) {
+void Backend::max_pool2d_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                  const Pool2dParams&) {
   not_implemented("max_pool2d_backward");
 }
 void Backend::avg_pool2d(const Tensor&, const Tensor&, const Pool2dParams&) { not_implemented("avg_pool2d"); }
@@ -84,22 +90,26 @@ void Backend::batch_norm(const Tensor&, const Tensor&, const Tensor&, const Tens
                          const Tensor&, const Tensor&, const Tensor&, bool, double, double) {
   not_implemented("batch_norm");
 }
-void Backend::batch_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                                  const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool, double) {
+void Backend::batch_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                  const Tensor&, const Tensor&, const Tensor&, bool, double) {
   not_implemented("batch_norm_backward");
 }
 void Backend::index_select(const Tensor&, const Tensor&, int, const Tensor&, const char* op) {
   not_implemented(op);
 }
 void Backend::index_add(const Tensor&, int, const Tensor&, const Tensor&) { not_implemented("index_add"); }
-void Backend::gather(const Tensor&, const Tensor&, int, const Tensor&, const char* op) { not_implemented(op); }
-void Backend::scatter_add(const Tensor&, int, const Tensor&, const Tensor&) { not_implemented("scatter_add"); }
-void Backend::sgd_step(const std::vector<Tensor>&, const std::vector<Tensor>&,
-                       const std::vector<Tensor>&, const SgdParams&) {
+void Backend::gather(const Tensor&, const Tensor&, int, const Tensor&, const char* op) {
+  not_implemented(op);
+}
+void Backend::scatter_add(const Tensor&, int, const Tensor&, const Tensor&) {
+  not_implemented("scatter_add");
+}
+void Backend::sgd_step(const std::vector<Tensor>&, const std::vector<Tensor>&, const std::vector<Tensor>&,
+                       const SgdParams&) {
   not_implemented("sgd_step");
 }
-void Backend::adam_step(const std::vector<Tensor>&, const std::vector<Tensor>&,
-                        const std::vector<Tensor>&, const std::vector<Tensor>&, const AdamParams&) {
+void Backend::adam_step(const std::vector<Tensor>&, const std::vector<Tensor>&, const std::vector<Tensor>&,
+                        const std::vector<Tensor>&, const AdamParams&) {
   not_implemented("adam_step");
 }
 

@@ -9,12 +9,21 @@
 #include <vector>
 
 #include "ember/core/allocator.h"
+#include "ember/core/cuda.h"
 #include "ember/core/device.h"
 #include "ember/core/export.h"
 #include "ember/core/op_kinds.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
+
+/// The switches users set through ember::cuda (core/cuda.h) as backends read them: a
+/// backend depends on this door, not on the user API.
+struct BackendSettings {
+  bool allow_tf32 = false;
+  bool deterministic = false;
+};
+EMBER_API BackendSettings backend_settings();
 
 class EMBER_API Backend {
  public:
@@ -30,10 +39,18 @@ class EMBER_API Backend {
   virtual void copy_from_host(void* dst, const void* host_src, size_t nbytes, Device dst_device);
   virtual void copy_to_host(void* host_dst, const void* src, size_t nbytes, Device src_device);
   /// Copies between two devices of this backend (cuda:0 -> cuda:1 or within one device).
-  virtual void copy_between_devices(void* dst, Device dst_device, const void* src,
-                                    Device src_device, size_t nbytes);
+  virtual void copy_between_devices(void* dst, Device dst_device, const void* src, Device src_device,
+                                    size_t nbytes);
   /// Waits until all queued work on device is done; surfaces asynchronous errors.
   virtual void synchronize(Device device);
+  /// The device memory figures and cache behind ember::cuda's functions (core/cuda.cpp
+  /// forwards); backends without a caching allocator keep the defaults (NotImplementedError
+  /// for the figures, nothing to empty).
+  virtual cuda::MemoryStats memory_stats(int device);
+  virtual void reset_peak_memory_stats(int device);
+  virtual void empty_cache();
+  /// The runtime and library versions, for ember::cuda::versions().
+  virtual std::string versions();
   /// t itself when undefined or contiguous, else a contiguous copy made with this backend's
   /// own copy(): how kernels densify an operand (never through op front-ends, which record
   /// autograd).
@@ -44,8 +61,7 @@ class EMBER_API Backend {
   /// out[i] = start + i * step.
   virtual void arange(const Tensor& out, double start, double step);
   /// Philox 4x32-10 draws (kernels/philox.h): element i uses counter offset + i / 4.
-  virtual void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
-                      uint64_t offset);
+  virtual void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset);
 
   // ---- elementwise ----
   /// dst = src with conversion to dst's dtype; src has dst's shape. Both may be strided
@@ -55,18 +71,16 @@ class EMBER_API Backend {
   /// a and b are already broadcast to out's shape (zero strides where expanded).
   virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
   /// out = op(a, s) or op(s, a) when scalar_first.
-  virtual void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s,
-                             bool scalar_first);
+  virtual void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s, bool scalar_first);
   /// out = cond ? a : b; all three broadcast to out's shape.
   virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 
   // ---- reductions ----
   /// out has in's rank with 1 in every reduced dim (keepdim shape).
-  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in,
-                      const std::vector<int>& dims);
+  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<int>& dims);
   /// Max or Min over one dim with int64 indices; values may be undefined (argmax).
-  virtual void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
-                                 const Tensor& in, int dim);
+  virtual void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
+                                 int dim);
 
   // ---- linear algebra ----
   /// out[b] = a[b] @ b[b] (+ bias broadcast over rows). a [B, M, K], b [B, K, N], out [B, M, N]
@@ -76,8 +90,7 @@ class EMBER_API Backend {
   // ---- softmax and losses (contiguous [N, C] inputs, class dim last) ----
   virtual void softmax(const Tensor& out, const Tensor& in, bool log);
   /// grad_in from grad_out and the forward's output.
-  virtual void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
-                                bool log);
+  virtual void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, bool log);
   /// losses[n] = -log_softmax(input)[n, target[n]] (or -input[n, target[n]] when
   /// input_is_log_prob: nll_loss). Targets outside [0, C) raise IndexError naming op.
   virtual void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target,
@@ -85,29 +98,25 @@ class EMBER_API Backend {
   /// grad_input[n, c] = grad_losses[n] * (softmax(input)[n, c] - [c == target[n]])
   /// (or -grad_losses[n] * [c == target[n]] when input_is_log_prob). Targets outside
   /// [0, C) raise IndexError naming op, as the forward's.
-  virtual void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
-                                   const Tensor& input, const Tensor& target,
-                                   bool input_is_log_prob, const char* op);
+  virtual void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
+                                   const Tensor& target, bool input_is_log_prob, const char* op);
 
   // ---- convolution and pooling (NCHW, contiguous inputs) ----
-  virtual void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight,
-                      const Tensor& bias, const Conv2dParams& p);
-  virtual void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out,
-                                     const Tensor& weight, const Conv2dParams& p);
+  virtual void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                      const Conv2dParams& p);
+  virtual void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                                     const Conv2dParams& p);
   /// grad_bias may be undefined.
   virtual void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
-                                      const Tensor& grad_out, const Tensor& input,
-                                      const Conv2dParams& p);
+                                      const Tensor& grad_out, const Tensor& input, const Conv2dParams& p);
   /// indices: int64 flat position (h * W + w) of each max inside its input plane.
   virtual void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
                           const Pool2dParams& p);
-  virtual void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out,
-                                   const Tensor& input, const Tensor& out, const Tensor& indices,
-                                   const Pool2dParams& p);
+  virtual void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& input,
+                                   const Tensor& out, const Tensor& indices, const Pool2dParams& p);
   /// Padding counts in the divisor (PyTorch's count_include_pad=True).
   virtual void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& p);
-  virtual void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out,
-                                   const Pool2dParams& p);
+  virtual void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& p);
 
   // ---- normalisation (NCHW or NC, contiguous) ----
   /// Training: batch statistics into save_mean / save_invstd and a momentum update of the
@@ -120,9 +129,8 @@ class EMBER_API Backend {
   /// grad_weight / grad_bias may be undefined. training=false: save_* are the running
   /// mean and 1/sqrt(var + eps). eps is the forward's (cuDNN asks for the same in both).
   virtual void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
-                                   const Tensor& grad_bias, const Tensor& grad_out,
-                                   const Tensor& input, const Tensor& weight,
-                                   const Tensor& save_mean, const Tensor& save_invstd,
+                                   const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
+                                   const Tensor& weight, const Tensor& save_mean, const Tensor& save_invstd,
                                    bool training, double eps);
 
   // ---- indexing (indices int64; out of range -> IndexError naming op) ----
@@ -130,8 +138,7 @@ class EMBER_API Backend {
                             const char* op);
   /// out.index_select(dim, index) += src, summing repeated indices.
   virtual void index_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src);
-  virtual void gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
-                      const char* op);
+  virtual void gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index, const char* op);
   /// out[... index[i] ...] += src[i] along dim.
   virtual void scatter_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src);
 

@@ -6,21 +6,22 @@
 
 #include "ember/core/cuda.h"
 #include "ember/core/error.h"
+// The registry installs the built-in backends: the one place core includes kernels.
 #include "ember/kernels/cpu/cpu_backend.h"
-
-namespace ember {
-
 #ifdef EMBER_WITH_CUDA
-Backend& builtin_cuda_backend();  // kernels/cuda/cuda_backend.cpp
+#include "ember/kernels/cuda/cuda_backend.h"
 #endif
 
+namespace ember {
 namespace {
 // Registrations are kept alive here; the hot path reads a raw pointer.
 std::mutex g_mutex;
 std::array<std::shared_ptr<Backend>, kNumDeviceTypes> g_owned;
 std::array<std::atomic<Backend*>, kNumDeviceTypes> g_active{};
 
-Backend* builtin(DeviceType type) {
+}  // namespace
+
+Backend* builtin_backend(DeviceType type) {
   if (type == DeviceType::CPU) return &cpu_backend();
 #ifdef EMBER_WITH_CUDA
   return &builtin_cuda_backend();
@@ -28,7 +29,6 @@ Backend* builtin(DeviceType type) {
   return nullptr;
 #endif
 }
-}  // namespace
 
 std::shared_ptr<Backend> register_backend(DeviceType type, std::shared_ptr<Backend> backend) {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -42,7 +42,7 @@ std::shared_ptr<Backend> register_backend(DeviceType type, std::shared_ptr<Backe
 Backend& backend_for(Device device) {
   const auto i = static_cast<size_t>(device.type);
   if (Backend* b = g_active[i].load(std::memory_order_acquire)) return *b;
-  if (Backend* b = builtin(device.type)) return *b;
+  if (Backend* b = builtin_backend(device.type)) return *b;
   raise<NotCompiledError>(device.str(), " requested, but Ember was built without CUDA support");
 }
 
@@ -66,7 +66,7 @@ bool is_compiled() {
 int device_count() {
   const auto i = static_cast<size_t>(DeviceType::CUDA);
   if (Backend* b = g_active[i].load(std::memory_order_acquire)) return b->device_count();
-  Backend* b = builtin(DeviceType::CUDA);
+  Backend* b = builtin_backend(DeviceType::CUDA);
   return b ? b->device_count() : 0;
 }
 

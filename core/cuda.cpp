@@ -1,60 +1,49 @@
 // The ember::cuda switches and memory figures. Defined here so that they exist in every
-// build; the figures come from the CUDA backend only when it is compiled in.
+// build; the figures come from the built-in CUDA backend, through the Backend interface,
+// when it is compiled in.
 #include "ember/core/cuda.h"
 
 #include <atomic>
 
+#include "ember/core/backend.h"
+#include "ember/core/backend_registry.h"
 #include "ember/core/device.h"
 #include "ember/core/error.h"
 
-#ifdef EMBER_WITH_CUDA
-#include "ember/kernels/cuda/cuda_backend.h"
-#endif
-
-namespace ember::cuda {
+namespace ember {
 namespace {
 std::atomic<bool> g_allow_tf32{false};
 std::atomic<bool> g_deterministic{false};
 
-#ifdef EMBER_WITH_CUDA
-// The figures are the real allocator's, so the index is checked against the real devices
-// (not an emulated backend that may be registered).
-void check_real_device(int device) { builtin_cuda_backend().check_device(Device::cuda(device)); }
-#endif
+// The figures are the built-in backend's (its allocator), so the index is checked against
+// the real devices, not an emulated backend a test may have registered.
+Backend& real_cuda_backend(int device) {
+  Backend* b = builtin_backend(DeviceType::CUDA);
+  if (!b)
+    raise<NotCompiledError>(Device::cuda(device).str(),
+                            " requested, but Ember was built without CUDA support");
+  b->check_device(Device::cuda(device));
+  return *b;
+}
 }  // namespace
 
-MemoryStats memory_stats(int device) {
-#ifdef EMBER_WITH_CUDA
-  check_real_device(device);
-  return cuda_detail::memory_stats(device);
-#else
-  raise<NotCompiledError>(Device::cuda(device).str(),
-                          " requested, but Ember was built without CUDA support");
-#endif
+BackendSettings backend_settings() {
+  return {g_allow_tf32.load(std::memory_order_relaxed), g_deterministic.load(std::memory_order_relaxed)};
 }
 
-void reset_peak_memory_stats(int device) {
-#ifdef EMBER_WITH_CUDA
-  check_real_device(device);
-  cuda_detail::reset_peak_memory_stats(device);
-#else
-  raise<NotCompiledError>(Device::cuda(device).str(),
-                          " requested, but Ember was built without CUDA support");
-#endif
-}
+namespace cuda {
+
+MemoryStats memory_stats(int device) { return real_cuda_backend(device).memory_stats(device); }
+
+void reset_peak_memory_stats(int device) { real_cuda_backend(device).reset_peak_memory_stats(device); }
 
 std::string versions() {
-#ifdef EMBER_WITH_CUDA
-  return cuda_detail::versions();
-#else
-  return "not compiled";
-#endif
+  Backend* b = builtin_backend(DeviceType::CUDA);
+  return b ? b->versions() : "not compiled";
 }
 
 void empty_cache() {
-#ifdef EMBER_WITH_CUDA
-  cuda_detail::empty_cache();
-#endif
+  if (Backend* b = builtin_backend(DeviceType::CUDA)) b->empty_cache();
 }
 
 bool is_emulated() {
@@ -70,4 +59,5 @@ bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
 void set_deterministic(bool d) { g_deterministic.store(d, std::memory_order_relaxed); }
 bool deterministic() { return g_deterministic.load(std::memory_order_relaxed); }
 
-}  // namespace ember::cuda
+}  // namespace cuda
+}  // namespace ember

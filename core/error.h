@@ -44,9 +44,9 @@ class EMBER_API Error : public std::runtime_error {
 };
 
 // Each subclass records its kind, so kind() answers without RTTI.
-#define EMBER_DEFINE_ERROR(Name, Kind) \
-  class EMBER_API Name : public Error { \
-   public:                              \
+#define EMBER_DEFINE_ERROR(Name, Kind)                                             \
+  class EMBER_API Name : public Error {                                            \
+   public:                                                                         \
     explicit Name(const std::string& message) : Error(message, ErrorKind::Kind) {} \
   }
 

@@ -6,7 +6,16 @@ namespace ember {
 
 /// Elementwise unary ops; p0/p1 of UnaryParams are their scalar arguments.
 enum class UnaryOp : uint8_t {
-  Neg, Exp, Log, Sqrt, Abs, Relu, Sigmoid, Tanh, Sign, Square,
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Abs,
+  Relu,
+  Sigmoid,
+  Tanh,
+  Sign,
+  Square,
   Clamp,       // min(max(x, p0), p1)
   PowScalar,   // x ^ p0
   RPowScalar,  // p0 ^ x
@@ -18,8 +27,19 @@ enum class UnaryOp : uint8_t {
 
 /// Elementwise binary ops on two tensors of one dtype (or a tensor and a scalar).
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, Pow, Maximum, Minimum,
-  Eq, Ne, Lt, Le, Gt, Ge,  // bool output
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,  // bool output
   // Gradients written as binary functors (grad, saved): one kernel serves both devices.
   ReluBackward,     // x > 0 ? g : 0
   SigmoidBackward,  // g * y * (1 - y), y the saved output
@@ -35,42 +55,72 @@ constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= B
 /// The op's name, as in error messages and autograd nodes ("exp", "pow").
 constexpr const char* op_name(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Neg: return "neg";
-    case UnaryOp::Exp: return "exp";
-    case UnaryOp::Log: return "log";
-    case UnaryOp::Sqrt: return "sqrt";
-    case UnaryOp::Abs: return "abs";
-    case UnaryOp::Relu: return "relu";
-    case UnaryOp::Sigmoid: return "sigmoid";
-    case UnaryOp::Tanh: return "tanh";
-    case UnaryOp::Sign: return "sign";
-    case UnaryOp::Square: return "square";
-    case UnaryOp::Clamp: return "clamp";
-    case UnaryOp::PowScalar: return "pow";
-    case UnaryOp::RPowScalar: return "pow";
-    case UnaryOp::LogicalNot: return "logical_not";
+    case UnaryOp::Neg:
+      return "neg";
+    case UnaryOp::Exp:
+      return "exp";
+    case UnaryOp::Log:
+      return "log";
+    case UnaryOp::Sqrt:
+      return "sqrt";
+    case UnaryOp::Abs:
+      return "abs";
+    case UnaryOp::Relu:
+      return "relu";
+    case UnaryOp::Sigmoid:
+      return "sigmoid";
+    case UnaryOp::Tanh:
+      return "tanh";
+    case UnaryOp::Sign:
+      return "sign";
+    case UnaryOp::Square:
+      return "square";
+    case UnaryOp::Clamp:
+      return "clamp";
+    case UnaryOp::PowScalar:
+      return "pow";
+    case UnaryOp::RPowScalar:
+      return "pow";
+    case UnaryOp::LogicalNot:
+      return "logical_not";
   }
   return "unary";  // unreachable for a valid enumerator
 }
 
 constexpr const char* op_name(BinaryOp op) {
   switch (op) {
-    case BinaryOp::Add: return "add";
-    case BinaryOp::Sub: return "sub";
-    case BinaryOp::Mul: return "mul";
-    case BinaryOp::Div: return "div";
-    case BinaryOp::Pow: return "pow";
-    case BinaryOp::Maximum: return "maximum";
-    case BinaryOp::Minimum: return "minimum";
-    case BinaryOp::Eq: return "eq";
-    case BinaryOp::Ne: return "ne";
-    case BinaryOp::Lt: return "lt";
-    case BinaryOp::Le: return "le";
-    case BinaryOp::Gt: return "gt";
-    case BinaryOp::Ge: return "ge";
-    case BinaryOp::ReluBackward: return "relu_backward";
-    case BinaryOp::SigmoidBackward: return "sigmoid_backward";
-    case BinaryOp::TanhBackward: return "tanh_backward";
+    case BinaryOp::Add:
+      return "add";
+    case BinaryOp::Sub:
+      return "sub";
+    case BinaryOp::Mul:
+      return "mul";
+    case BinaryOp::Div:
+      return "div";
+    case BinaryOp::Pow:
+      return "pow";
+    case BinaryOp::Maximum:
+      return "maximum";
+    case BinaryOp::Minimum:
+      return "minimum";
+    case BinaryOp::Eq:
+      return "eq";
+    case BinaryOp::Ne:
+      return "ne";
+    case BinaryOp::Lt:
+      return "lt";
+    case BinaryOp::Le:
+      return "le";
+    case BinaryOp::Gt:
+      return "gt";
+    case BinaryOp::Ge:
+      return "ge";
+    case BinaryOp::ReluBackward:
+      return "relu_backward";
+    case BinaryOp::SigmoidBackward:
+      return "sigmoid_backward";
+    case BinaryOp::TanhBackward:
+      return "tanh_backward";
   }
   return "binary";
 }
@@ -83,7 +133,8 @@ constexpr bool is_floating_only(UnaryOp op) {
     case UnaryOp::Sqrt:
     case UnaryOp::Sigmoid:
     case UnaryOp::Tanh:
-    case UnaryOp::RPowScalar: return true;
+    case UnaryOp::RPowScalar:
+      return true;
     case UnaryOp::Neg:
     case UnaryOp::Abs:
     case UnaryOp::Relu:
@@ -91,7 +142,8 @@ constexpr bool is_floating_only(UnaryOp op) {
     case UnaryOp::Square:
     case UnaryOp::Clamp:
     case UnaryOp::PowScalar:
-    case UnaryOp::LogicalNot: return false;
+    case UnaryOp::LogicalNot:
+      return false;
   }
   return false;
 }
@@ -101,7 +153,8 @@ constexpr bool is_floating_only(BinaryOp op) {
     case BinaryOp::Div:
     case BinaryOp::Pow:
     case BinaryOp::SigmoidBackward:
-    case BinaryOp::TanhBackward: return true;
+    case BinaryOp::TanhBackward:
+      return true;
     case BinaryOp::Add:
     case BinaryOp::Sub:
     case BinaryOp::Mul:
@@ -113,7 +166,8 @@ constexpr bool is_floating_only(BinaryOp op) {
     case BinaryOp::Le:
     case BinaryOp::Gt:
     case BinaryOp::Ge:
-    case BinaryOp::ReluBackward: return false;
+    case BinaryOp::ReluBackward:
+      return false;
   }
   return false;
 }

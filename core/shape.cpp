@@ -43,12 +43,11 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
 int normalize_dim(int64_t dim, int64_t ndim, const char* op) {
   // A 0-d tensor has no dim to name: callers that accept dim 0 or -1 on a scalar (as
   // PyTorch's softmax or squeeze do) handle that case before they get here.
-  if (ndim == 0)
-    raise<IndexError>(op, ": dim ", dim, " is out of range for a 0-d tensor (it has no dims)");
+  if (ndim == 0) raise<IndexError>(op, ": dim ", dim, " is out of range for a 0-d tensor (it has no dims)");
   const int64_t lo = -ndim, hi = ndim - 1;
   if (dim < lo || dim > hi)
-    raise<IndexError>(op, ": dim ", dim, " is out of range for a tensor of ", ndim,
-                      " dimension", ndim == 1 ? "" : "s", " (expected [", lo, ", ", hi, "])");
+    raise<IndexError>(op, ": dim ", dim, " is out of range for a tensor of ", ndim, " dimension",
+                      ndim == 1 ? "" : "s", " (expected [", lo, ", ", hi, "])");
   return static_cast<int>(dim < 0 ? dim + ndim : dim);
 }
 

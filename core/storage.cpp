@@ -15,8 +15,8 @@ Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device
   allocator_ = &checked_backend_for(device).allocator();
   const size_t limit = allocation_limit();
   if (limit != 0 && nbytes > limit)
-    raise<OutOfMemoryError>("allocation of ", nbytes, " bytes on ", device.str(),
-                            " exceeds the limit of ", limit, " bytes set by set_allocation_limit");
+    raise<OutOfMemoryError>("allocation of ", nbytes, " bytes on ", device.str(), " exceeds the limit of ",
+                            limit, " bytes set by set_allocation_limit");
   data_ = allocator_->allocate(nbytes, device);
 }
 

@@ -18,8 +18,7 @@ class EMBER_API Storage {
   Storage(size_t nbytes, Device device);
   /// Wraps memory owned elsewhere: Ember never frees it itself; deleter (when set) is called
   /// with external once the last tensor or view of this storage is gone.
-  Storage(void* external, size_t nbytes, Device device,
-          std::function<void(void*)> deleter = nullptr);
+  Storage(void* external, size_t nbytes, Device device, std::function<void(void*)> deleter = nullptr);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -35,7 +34,7 @@ class EMBER_API Storage {
   void* data_ = nullptr;
   size_t nbytes_ = 0;
   Device device_;
-  Allocator* allocator_ = nullptr;  // null for external memory
+  Allocator* allocator_ = nullptr;      // null for external memory
   std::function<void(void*)> deleter_;  // external memory's release, if any
   std::atomic<uint64_t> version_{0};
 };

@@ -83,8 +83,8 @@ std::vector<T> Tensor::to_vector() const {
   return out;
 }
 
-#define EMBER_INSTANTIATE_VALUES(T)                       \
-  template EMBER_API T Tensor::item<T>() const;           \
+#define EMBER_INSTANTIATE_VALUES(T)             \
+  template EMBER_API T Tensor::item<T>() const; \
   template EMBER_API std::vector<T> Tensor::to_vector<T>() const;
 EMBER_INSTANTIATE_VALUES(float)
 EMBER_INSTANTIATE_VALUES(double)
@@ -94,9 +94,18 @@ EMBER_INSTANTIATE_VALUES(uint8_t)
 EMBER_INSTANTIATE_VALUES(bool)
 #undef EMBER_INSTANTIATE_VALUES
 
-Tensor Tensor::to(Device d) const { require_defined(*this, "to"); return ember::to(*this, d); }
-Tensor Tensor::to(DType d) const { require_defined(*this, "to"); return ember::to(*this, d); }
-Tensor Tensor::clone() const { require_defined(*this, "clone"); return ember::clone(*this); }
+Tensor Tensor::to(Device d) const {
+  require_defined(*this, "to");
+  return ember::to(*this, d);
+}
+Tensor Tensor::to(DType d) const {
+  require_defined(*this, "to");
+  return ember::to(*this, d);
+}
+Tensor Tensor::clone() const {
+  require_defined(*this, "clone");
+  return ember::clone(*this);
+}
 Tensor& Tensor::copy_(const Tensor& src) { return ember::copy_(*this, src); }
 Tensor& Tensor::fill_(double v) { return ember::fill_(*this, v); }
 Tensor& Tensor::zero_() { return ember::zero_(*this); }
@@ -108,8 +117,7 @@ Tensor& Tensor::requires_grad_(bool r) {
   if (!is_leaf())
     raise<AutogradError>("requires_grad_: only leaf tensors can change requires_grad; use detach()");
   if (r && !is_floating(dtype()))
-    raise<AutogradError>("requires_grad_: only floating tensors can require grad, got ",
-                         dtype_name(dtype()));
+    raise<AutogradError>("requires_grad_: only floating tensors can require grad, got ", dtype_name(dtype()));
   impl_->requires_grad = r;
   return *this;
 }
@@ -195,8 +203,8 @@ void print_value(std::ostream& os, T v) {
 
 // Prints nested brackets, eliding the middle of dims longer than 6.
 template <class T>
-void print_dim(std::ostream& os, const std::vector<T>& v, const Shape& shape, size_t dim,
-               int64_t base, int indent) {
+void print_dim(std::ostream& os, const std::vector<T>& v, const Shape& shape, size_t dim, int64_t base,
+               int indent) {
   const int64_t n = shape[dim];
   int64_t inner = 1;
   for (size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
@@ -211,7 +219,8 @@ void print_dim(std::ostream& os, const std::vector<T>& v, const Shape& shape, si
       print_value(os, v[static_cast<size_t>(base + i)]);
     else
       print_dim(os, v, shape, dim + 1, base + i * inner, indent + 1);
-    if (i + 1 < n) os << (dim + 1 == shape.size() ? ", " : ",\n" + std::string(static_cast<size_t>(indent + 1), ' '));
+    if (i + 1 < n)
+      os << (dim + 1 == shape.size() ? ", " : ",\n" + std::string(static_cast<size_t>(indent + 1), ' '));
   }
   os << ']';
 }

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/array_view.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/export.h"
 #include "ember/core/shape.h"
-#include "ember/core/array_view.h"
 #include "ember/core/storage.h"
 #include "ember/core/tensor_options.h"
 
@@ -63,19 +63,23 @@ class EMBER_API Tensor {
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
   /// Pointer to the first element (device memory for CUDA tensors); T must match dtype.
-  template <class T> T* data_ptr() const;
+  template <class T>
+  T* data_ptr() const;
   void* raw_data() const;
 
   // ---- values ----
   /// The single value of a one-element tensor, converted to T (synchronises for CUDA).
-  template <class T> T item() const;
+  template <class T>
+  T item() const;
   /// All values in row-major order, converted to T (copies to the host).
-  template <class T> std::vector<T> to_vector() const;
+  template <class T>
+  std::vector<T> to_vector() const;
   /// The values of a contiguous CPU tensor in place, without a copy; T must match dtype
   /// (DTypeError), and a CUDA or non-contiguous tensor is a ValueError (use .cpu() or
   /// .contiguous() first). Valid while the storage lives: a later Module::to or copy_ from
   /// another device replaces it.
-  template <class T> ArrayView<const T> values() const;
+  template <class T>
+  ArrayView<const T> values() const;
 
   // ---- devices and dtypes ----
   /// This tensor on device (itself when already there).
@@ -165,10 +169,10 @@ class EMBER_API TensorImpl {
   DType dtype = DType::Float32;
   bool requires_grad = false;
   Tensor grad;
-  std::shared_ptr<Node> grad_fn;          // null for leaves
-  std::weak_ptr<Node> grad_accumulator;   // leaves: the node that sums into grad
-  std::string name;                       // set by Module registration
-  std::weak_ptr<const TensorOwner> owner; // the registering module, for device hints
+  std::shared_ptr<Node> grad_fn;           // null for leaves
+  std::weak_ptr<Node> grad_accumulator;    // leaves: the node that sums into grad
+  std::string name;                        // set by Module registration
+  std::weak_ptr<const TensorOwner> owner;  // the registering module, for device hints
 
   Device device() const { return storage->device(); }
   int64_t numel() const { return numel_of(shape); }
@@ -191,8 +195,8 @@ inline void* Tensor::raw_data() const { return impl_->data(); }
 template <class T>
 T* Tensor::data_ptr() const {
   if (dtype_of<T>::value != dtype())
-    raise<DTypeError>("data_ptr: requested ", dtype_name(dtype_of<T>::value),
-                      " from a tensor of dtype ", dtype_name(dtype()));
+    raise<DTypeError>("data_ptr: requested ", dtype_name(dtype_of<T>::value), " from a tensor of dtype ",
+                      dtype_name(dtype()));
   return static_cast<T*>(impl_->data());
 }
 
@@ -200,8 +204,7 @@ template <class T>
 ArrayView<const T> Tensor::values() const {
   if (device() != Device::cpu())
     raise<ValueError>("values: the tensor is on ", device().str(), "; copy it to the CPU with .cpu() first");
-  if (!is_contiguous())
-    raise<ValueError>("values: the tensor is not contiguous; call .contiguous() first");
+  if (!is_contiguous()) raise<ValueError>("values: the tensor is not contiguous; call .contiguous() first");
   return ArrayView<const T>(data_ptr<T>(), static_cast<size_t>(numel()));
 }
 
@@ -213,8 +216,7 @@ namespace detail {
 EMBER_API Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset);
 /// A fresh uninitialised tensor (no autograd record). ValueError naming op for a negative
 /// size or a byte count that overflows (see checked_nbytes).
-EMBER_API Tensor make_empty(const Shape& shape, DType dtype, Device device,
-                            const char* op = "empty");
+EMBER_API Tensor make_empty(const Shape& shape, DType dtype, Device device, const char* op = "empty");
 }  // namespace detail
 
 }  // namespace ember

@@ -9,17 +9,26 @@ namespace ember {
 class TensorOptions {
  public:
   TensorOptions() = default;
-  TensorOptions(DType d) : dtype_(d) {}           // NOLINT: implicit on purpose
-  TensorOptions(Device d) : device_(d) {}         // NOLINT
-  TensorOptions(const char* d) : device_(d) {}    // NOLINT
+  TensorOptions(DType d) : dtype_(d) {}         // NOLINT: implicit on purpose
+  TensorOptions(Device d) : device_(d) {}       // NOLINT
+  TensorOptions(const char* d) : device_(d) {}  // NOLINT
 
   DType dtype() const { return dtype_; }
   Device device() const { return device_; }
   bool requires_grad() const { return requires_grad_; }
 
-  TensorOptions& dtype(DType d) { dtype_ = d; return *this; }
-  TensorOptions& device(Device d) { device_ = d; return *this; }
-  TensorOptions& requires_grad(bool r) { requires_grad_ = r; return *this; }
+  TensorOptions& dtype(DType d) {
+    dtype_ = d;
+    return *this;
+  }
+  TensorOptions& device(Device d) {
+    device_ = d;
+    return *this;
+  }
+  TensorOptions& requires_grad(bool r) {
+    requires_grad_ = r;
+    return *this;
+  }
 
  private:
   DType dtype_ = DType::Float32;

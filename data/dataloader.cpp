@@ -18,8 +18,8 @@ namespace detail {
 // that prepares the following ones. Iterators share it; the last one to go stops the worker.
 class EpochState {
  public:
-  EpochState(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options,
-             std::vector<int64_t> order, size_t batches)
+  EpochState(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options, std::vector<int64_t> order,
+             size_t batches)
       : dataset_(std::move(dataset)),
         options_(std::move(options)),
         order_(std::move(order)),
@@ -150,15 +150,15 @@ class EpochState {
 DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(std::move(options)) {
   if (!dataset_) raise<ValueError>("DataLoader: dataset is null");
-  if (options_.batch_size == 0)
-    raise<ValueError>("DataLoader: batch_size must be at least 1, got 0");
+  if (options_.batch_size == 0) raise<ValueError>("DataLoader: batch_size must be at least 1, got 0");
   // (n + b - 1) / b wraps for a batch_size near SIZE_MAX (an epoch of no batches), and a
   // batch's first dim is an int64: 2^31 - 1 is far above any real batch and safe in both.
   if (options_.batch_size > kMaxBatchSize)
     raise<ValueError>("DataLoader: batch_size must be at most ", kMaxBatchSize, ", got ",
                       options_.batch_size);
   if (options_.sampler && options_.shuffle)
-    raise<ValueError>("DataLoader: shuffle must be false when a sampler is given (the sampler orders the examples)");
+    raise<ValueError>(
+        "DataLoader: shuffle must be false when a sampler is given (the sampler orders the examples)");
 }
 
 size_t DataLoader::size() const {

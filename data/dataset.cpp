@@ -21,11 +21,11 @@ Tensor stack_parts(const std::vector<Example>& examples, Tensor Example::*field,
     const Tensor& t = examples[i].*field;
     if (!t.defined()) raise<ValueError>("default_collate: example ", i, " has no ", what);
     if (t.shape() != first.shape())
-      raise<ShapeError>("default_collate: example ", i, " has ", what, " of shape ",
-                        shape_str(t.shape()), " but example 0 has ", shape_str(first.shape()));
+      raise<ShapeError>("default_collate: example ", i, " has ", what, " of shape ", shape_str(t.shape()),
+                        " but example 0 has ", shape_str(first.shape()));
     if (t.dtype() != first.dtype())
-      raise<DTypeError>("default_collate: example ", i, " has ", what, " of dtype ",
-                        dtype_name(t.dtype()), " but example 0 has ", dtype_name(first.dtype()));
+      raise<DTypeError>("default_collate: example ", i, " has ", what, " of dtype ", dtype_name(t.dtype()),
+                        " but example 0 has ", dtype_name(first.dtype()));
     const Tensor host = t.cpu().contiguous();
     if (bytes) std::memcpy(dst + i * bytes, host.raw_data(), bytes);
   }
@@ -36,8 +36,7 @@ Tensor stack_parts(const std::vector<Example>& examples, Tensor Example::*field,
 
 Batch default_collate(const std::vector<Example>& examples) {
   if (examples.empty()) raise<ValueError>("default_collate: no examples to stack");
-  return {stack_parts(examples, &Example::data, "data"),
-          stack_parts(examples, &Example::target, "target")};
+  return {stack_parts(examples, &Example::data, "data"), stack_parts(examples, &Example::target, "target")};
 }
 
 Batch Dataset::get_batch(const std::vector<int64_t>& indices) const {

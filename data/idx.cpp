@@ -180,13 +180,13 @@ IdxFile read_idx_file(const std::string& path, uint32_t expected_magic) {
   if (expected_magic != 0 && magic != expected_magic)
     fail(path, "wrong magic number ", hex32(magic), " (expected ", hex32(expected_magic), ")");
   if ((magic >> 16) != 0 || ((magic >> 8) & 0xFF) != kUnsignedByte || ndim < 1 || ndim > kMaxDims)
-    fail(path, "wrong magic number ", hex32(magic),
-         " (expected 0x000008NN: unsigned bytes in NN = 1..", kMaxDims, " dims)");
+    fail(path, "wrong magic number ", hex32(magic), " (expected 0x000008NN: unsigned bytes in NN = 1..",
+         kMaxDims, " dims)");
   const size_t header_size = 4 + 4 * size_t{ndim};
   const size_t dims_got = src.read(header + 4, header_size - 4);
   if (dims_got < header_size - 4)
-    fail(path, "truncated header (", ndim, " dims need ", header_size, " bytes, the file has ",
-         4 + dims_got, ")");
+    fail(path, "truncated header (", ndim, " dims need ", header_size, " bytes, the file has ", 4 + dims_got,
+         ")");
   IdxFile f;
   // Only the first dim (the item count) may be 0; the product of all dims, zeros left out,
   // must stay below kMaxPayload so that no stride of the tensor can overflow either.
@@ -200,13 +200,12 @@ IdxFile read_idx_file(const std::string& path, uint32_t expected_magic) {
     if (size != 0) extent *= size;
     count *= size;  // <= extent
   }
-  if (absurd || extent > kMaxPayload)
-    fail(path, "absurd dimensions ", shape_str(f.shape), " in the header");
+  if (absurd || extent > kMaxPayload) fail(path, "absurd dimensions ", shape_str(f.shape), " in the header");
   // A raw file's size is known: a header that asks for more fails before allocating.
   const uint64_t raw_have = src.file_size() - std::min<uint64_t>(src.file_size(), header_size);
   auto length_error = [&](uint64_t have, const char* more) {
-    fail(path, have < count ? "truncated data" : "trailing data", ": the header's ",
-         shape_str(f.shape), " needs ", count, " bytes of values, the file has ", more, have);
+    fail(path, have < count ? "truncated data" : "trailing data", ": the header's ", shape_str(f.shape),
+         " needs ", count, " bytes of values, the file has ", more, have);
   };
   if (!src.gzip() && raw_have != count) length_error(raw_have, "");
   f.values = empty(f.shape, TensorOptions(kUInt8));

@@ -52,8 +52,8 @@ std::pair<Tensor, Tensor> load(const std::string& root, bool train, const Normal
   const detail::IdxFile labels = detail::read_idx_file(labels_path, kLabelsMagic);
   const detail::IdxFile images = detail::read_idx_file(images_path, kImagesMagic);
   if (images.shape[0] != labels.shape[0])
-    raise<IOError>("MNIST: ", images_path, " holds ", images.shape[0], " images but ", labels_path,
-                   " holds ", labels.shape[0], " labels");
+    raise<IOError>("MNIST: ", images_path, " holds ", images.shape[0], " images but ", labels_path, " holds ",
+                   labels.shape[0], " labels");
   return {images_to_float(images, normalize), labels_to_int64(labels, labels_path)};
 }
 
@@ -63,12 +63,10 @@ MNIST::MNIST(const std::string& root, bool train, Normalize normalize)
     : MNIST(load(root, train, normalize), normalize) {}
 
 MNIST::MNIST(std::pair<Tensor, Tensor> images_labels, Normalize normalize)
-    : TensorDataset(std::move(images_labels.first), std::move(images_labels.second)),
-      normalize_(normalize) {}
+    : TensorDataset(std::move(images_labels.first), std::move(images_labels.second)), normalize_(normalize) {}
 
 namespace detail {
-std::string find_mnist_file(const std::string& root, const std::string& stem,
-                            const std::string& idx) {
+std::string find_mnist_file(const std::string& root, const std::string& stem, const std::string& idx) {
   const std::string dir = !root.empty() && root.back() == '/' ? root : root + "/";
   std::string tried;
   for (const char* sep : {"-", "."}) {

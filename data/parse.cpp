@@ -14,8 +14,8 @@ namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 [[noreturn]] void bad_token(const std::string& token, size_t position, DType dtype) {
-  raise<ValueError>("parse_values: \"", token, "\" (value ", position, ") is not a valid ",
-                    dtype_name(dtype), " number");
+  raise<ValueError>("parse_values: \"", token, "\" (value ", position, ") is not a valid ", dtype_name(dtype),
+                    " number");
 }
 
 std::vector<std::string> words(const std::string& text) {
@@ -74,8 +74,9 @@ Tensor parse_values(const std::string& text, TensorOptions options) {
       ints.push_back(static_cast<int64_t>(v));
     }
   }
-  Tensor t = is_floating(dtype) ? from_vector(values, {static_cast<int64_t>(values.size())}, TensorOptions(kFloat64))
-                                : from_vector(ints, {static_cast<int64_t>(ints.size())}, TensorOptions(kInt64));
+  Tensor t = is_floating(dtype)
+                 ? from_vector(values, {static_cast<int64_t>(values.size())}, TensorOptions(kFloat64))
+                 : from_vector(ints, {static_cast<int64_t>(ints.size())}, TensorOptions(kInt64));
   return t.to(dtype).to(options.device());
 }
 

@@ -27,7 +27,8 @@ std::vector<int64_t> shuffled_indices(size_t n, uint64_t seed, uint64_t epoch) {
 
 DistributedSampler::DistributedSampler(int world_size, int rank, bool shuffle, uint64_t seed, bool drop_last)
     : world_size_(world_size), rank_(rank), shuffle_(shuffle), seed_(seed), drop_last_(drop_last) {
-  if (world_size < 1) raise<ValueError>("DistributedSampler: world_size must be at least 1, got ", world_size);
+  if (world_size < 1)
+    raise<ValueError>("DistributedSampler: world_size must be at least 1, got ", world_size);
   if (rank < 0 || rank >= world_size)
     raise<ValueError>("DistributedSampler: rank must be in [0, ", world_size - 1, "], got ", rank);
 }
@@ -51,7 +52,8 @@ std::vector<int64_t> DistributedSampler::indices(uint64_t epoch, size_t dataset_
   for (size_t i = 0; order.size() < total && dataset_size > 0; ++i) order.push_back(order[i]);
   std::vector<int64_t> shard;
   shard.reserve(per_rank);
-  for (size_t i = static_cast<size_t>(rank_); i < total; i += static_cast<size_t>(world_size_)) shard.push_back(order[i]);
+  for (size_t i = static_cast<size_t>(rank_); i < total; i += static_cast<size_t>(world_size_))
+    shard.push_back(order[i]);
   return shard;
 }
 

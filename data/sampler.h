@@ -34,7 +34,8 @@ EMBER_API std::vector<int64_t> shuffled_indices(size_t n, uint64_t seed, uint64_
 class EMBER_API DistributedSampler final : public Sampler {
  public:
   /// ValueError unless world_size >= 1 and 0 <= rank < world_size.
-  DistributedSampler(int world_size, int rank, bool shuffle = true, uint64_t seed = 0, bool drop_last = false);
+  DistributedSampler(int world_size, int rank, bool shuffle = true, uint64_t seed = 0,
+                     bool drop_last = false);
 
   std::vector<int64_t> indices(uint64_t epoch, size_t dataset_size) const override;
   /// Examples per rank: ceil(n / world_size), or floor with drop_last.

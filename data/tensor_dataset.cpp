@@ -10,8 +10,7 @@ namespace {
 
 Tensor host_rows(const Tensor& t, const char* what) {
   if (!t.defined()) raise<ValueError>("TensorDataset: ", what, " is undefined");
-  if (t.dim() == 0)
-    raise<ShapeError>("TensorDataset: ", what, " must have at least one dim, got a scalar");
+  if (t.dim() == 0) raise<ShapeError>("TensorDataset: ", what, " must have at least one dim, got a scalar");
   return t.detach().cpu().contiguous();
 }
 
@@ -37,8 +36,7 @@ Tensor gather_rows(const Tensor& src, const std::vector<int64_t>& indices) {
 TensorDataset::TensorDataset(Tensor data, Tensor targets)
     : data_(host_rows(data, "data")), targets_(host_rows(targets, "targets")) {
   if (data_.size(0) != targets_.size(0))
-    raise<ShapeError>("TensorDataset: data has ", data_.size(0), " rows but targets has ",
-                      targets_.size(0));
+    raise<ShapeError>("TensorDataset: data has ", data_.size(0), " rows but targets has ", targets_.size(0));
 }
 
 size_t TensorDataset::size() const { return static_cast<size_t>(data_.size(0)); }

@@ -23,9 +23,12 @@ EMBER_HD_INLINE To cast_value(From x) {
     // 2^63 is exact in float and double: every finite x strictly between -2^63 and 2^63 fits.
     constexpr From kLimit = From(9223372036854775808.0);
     int64_t i = 0;
-    if (x >= kLimit) i = std::numeric_limits<int64_t>::max();
-    else if (x <= -kLimit) i = std::numeric_limits<int64_t>::min();
-    else if (x == x) i = static_cast<int64_t>(x);
+    if (x >= kLimit)
+      i = std::numeric_limits<int64_t>::max();
+    else if (x <= -kLimit)
+      i = std::numeric_limits<int64_t>::min();
+    else if (x == x)
+      i = static_cast<int64_t>(x);
     return static_cast<To>(i);
   } else {
     return static_cast<To>(x);

@@ -19,7 +19,8 @@ EMBER_HD_INLINE float m_tanh(float x) { return ::tanhf(x); }
 EMBER_HD_INLINE double m_tanh(double x) { return ::tanh(x); }
 EMBER_HD_INLINE float m_pow(float x, float y) { return ::powf(x, y); }
 EMBER_HD_INLINE double m_pow(double x, double y) { return ::pow(x, y); }
-template <class T> EMBER_HD_INLINE T m_pow(T x, T y) {  // integers: repeated squaring
+template <class T>
+EMBER_HD_INLINE T m_pow(T x, T y) {  // integers: repeated squaring
   if constexpr (std::is_signed<T>::value) {
     if (y < 0) return x == 1 ? T(1) : (x == -1 ? (y % 2 ? T(-1) : T(1)) : T(0));
   }
@@ -33,82 +34,200 @@ template <class T> EMBER_HD_INLINE T m_pow(T x, T y) {  // integers: repeated sq
 }
 
 // NaN propagates through maximum/minimum/relu/clamp, as in PyTorch.
-template <class T> EMBER_HD_INLINE bool is_nan(T x) { return x != x; }
+template <class T>
+EMBER_HD_INLINE bool is_nan(T x) {
+  return x != x;
+}
 
 // ---- unary ----
-struct Neg { template <class T> EMBER_HD T operator()(T x) const { return -x; } };
-struct Exp { template <class T> EMBER_HD T operator()(T x) const { return m_exp(x); } };
-struct Log { template <class T> EMBER_HD T operator()(T x) const { return m_log(x); } };
-struct Sqrt { template <class T> EMBER_HD T operator()(T x) const { return m_sqrt(x); } };
+struct Neg {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return -x;
+  }
+};
+struct Exp {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return m_exp(x);
+  }
+};
+struct Log {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return m_log(x);
+  }
+};
+struct Sqrt {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return m_sqrt(x);
+  }
+};
 struct Abs {
-  template <class T> EMBER_HD T operator()(T x) const {
-    if constexpr (std::is_unsigned<T>::value) return x; else return x < T(0) ? -x : x;
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    if constexpr (std::is_unsigned<T>::value)
+      return x;
+    else
+      return x < T(0) ? -x : x;
   }
 };
 struct Relu {
-  template <class T> EMBER_HD T operator()(T x) const { return (x > T(0) || is_nan(x)) ? x : T(0); }
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return (x > T(0) || is_nan(x)) ? x : T(0);
+  }
 };
 struct Sigmoid {
   // Written so that neither branch overflows: exp of a non-positive number only.
-  template <class T> EMBER_HD T operator()(T x) const {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
     if (x >= T(0)) return T(1) / (T(1) + m_exp(-x));
     const T e = m_exp(x);
     return e / (T(1) + e);
   }
 };
-struct Tanh { template <class T> EMBER_HD T operator()(T x) const { return m_tanh(x); } };
-struct Sign {
-  template <class T> EMBER_HD T operator()(T x) const {
-    if constexpr (std::is_unsigned<T>::value) return T(x > T(0));
-    else return T((T(0) < x) - (x < T(0)));
+struct Tanh {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return m_tanh(x);
   }
 };
-struct Square { template <class T> EMBER_HD T operator()(T x) const { return x * x; } };
-template <class T> struct Clamp {
+struct Sign {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    if constexpr (std::is_unsigned<T>::value)
+      return T(x > T(0));
+    else
+      return T((T(0) < x) - (x < T(0)));
+  }
+};
+struct Square {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return x * x;
+  }
+};
+template <class T>
+struct Clamp {
   T lo, hi;
   EMBER_HD T operator()(T x) const { return is_nan(x) ? x : (x < lo ? lo : (x > hi ? hi : x)); }
 };
-template <class T> struct PowScalar {
+template <class T>
+struct PowScalar {
   T p;
   EMBER_HD T operator()(T x) const { return p == T(2) ? x * x : m_pow(x, p); }
 };
-template <class T> struct RPowScalar {
+template <class T>
+struct RPowScalar {
   T base;
   EMBER_HD T operator()(T x) const { return m_pow(base, x); }
 };
-struct LogicalNot { template <class T> EMBER_HD bool operator()(T x) const { return !x; } };
+struct LogicalNot {
+  template <class T>
+  EMBER_HD bool operator()(T x) const {
+    return !x;
+  }
+};
 
 // ---- binary ----
-struct Add { template <class T> EMBER_HD T operator()(T a, T b) const { return a + b; } };
-struct Sub { template <class T> EMBER_HD T operator()(T a, T b) const { return a - b; } };
-struct Mul { template <class T> EMBER_HD T operator()(T a, T b) const { return a * b; } };
-struct Div { template <class T> EMBER_HD T operator()(T a, T b) const { return a / b; } };
-struct Pow { template <class T> EMBER_HD T operator()(T a, T b) const { return m_pow(a, b); } };
+struct Add {
+  template <class T>
+  EMBER_HD T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+struct Sub {
+  template <class T>
+  EMBER_HD T operator()(T a, T b) const {
+    return a - b;
+  }
+};
+struct Mul {
+  template <class T>
+  EMBER_HD T operator()(T a, T b) const {
+    return a * b;
+  }
+};
+struct Div {
+  template <class T>
+  EMBER_HD T operator()(T a, T b) const {
+    return a / b;
+  }
+};
+struct Pow {
+  template <class T>
+  EMBER_HD T operator()(T a, T b) const {
+    return m_pow(a, b);
+  }
+};
 struct Maximum {
-  template <class T> EMBER_HD T operator()(T a, T b) const {
+  template <class T>
+  EMBER_HD T operator()(T a, T b) const {
     return is_nan(a) ? a : (is_nan(b) ? b : (a > b ? a : b));
   }
 };
 struct Minimum {
-  template <class T> EMBER_HD T operator()(T a, T b) const {
+  template <class T>
+  EMBER_HD T operator()(T a, T b) const {
     return is_nan(a) ? a : (is_nan(b) ? b : (a < b ? a : b));
   }
 };
-struct Eq { template <class T> EMBER_HD bool operator()(T a, T b) const { return a == b; } };
-struct Ne { template <class T> EMBER_HD bool operator()(T a, T b) const { return a != b; } };
-struct Lt { template <class T> EMBER_HD bool operator()(T a, T b) const { return a < b; } };
-struct Le { template <class T> EMBER_HD bool operator()(T a, T b) const { return a <= b; } };
-struct Gt { template <class T> EMBER_HD bool operator()(T a, T b) const { return a > b; } };
-struct Ge { template <class T> EMBER_HD bool operator()(T a, T b) const { return a >= b; } };
+struct Eq {
+  template <class T>
+  EMBER_HD bool operator()(T a, T b) const {
+    return a == b;
+  }
+};
+struct Ne {
+  template <class T>
+  EMBER_HD bool operator()(T a, T b) const {
+    return a != b;
+  }
+};
+struct Lt {
+  template <class T>
+  EMBER_HD bool operator()(T a, T b) const {
+    return a < b;
+  }
+};
+struct Le {
+  template <class T>
+  EMBER_HD bool operator()(T a, T b) const {
+    return a <= b;
+  }
+};
+struct Gt {
+  template <class T>
+  EMBER_HD bool operator()(T a, T b) const {
+    return a > b;
+  }
+};
+struct Ge {
+  template <class T>
+  EMBER_HD bool operator()(T a, T b) const {
+    return a >= b;
+  }
+};
 // Gradients: (g, saved) -> grad of the input.
 struct ReluBackward {
-  template <class T> EMBER_HD T operator()(T g, T x) const { return x > T(0) ? g : T(0); }
+  template <class T>
+  EMBER_HD T operator()(T g, T x) const {
+    return x > T(0) ? g : T(0);
+  }
 };
 struct SigmoidBackward {
-  template <class T> EMBER_HD T operator()(T g, T y) const { return g * y * (T(1) - y); }
+  template <class T>
+  EMBER_HD T operator()(T g, T y) const {
+    return g * y * (T(1) - y);
+  }
 };
 struct TanhBackward {
-  template <class T> EMBER_HD T operator()(T g, T y) const { return g * (T(1) - y * y); }
+  template <class T>
+  EMBER_HD T operator()(T g, T y) const {
+    return g * (T(1) - y * y);
+  }
 };
 
 }  // namespace ember::fn

@@ -22,7 +22,7 @@ EMBER_HD_INLINE void sgd_update(T& p, T g, T* buf, const SgdParams& o) {
 
 /// Host-side constants of one Adam step (bias corrections depend on the step only).
 struct AdamConstants {
-  double step_size;           // lr / (1 - beta1^step)
+  double step_size;              // lr / (1 - beta1^step)
   double bias_correction2_sqrt;  // sqrt(1 - beta2^step)
 };
 
@@ -33,8 +33,7 @@ EMBER_HD_INLINE AdamConstants adam_constants(const AdamParams& o) {
 
 /// One Adam / AdamW element: p, gradient g, first and second moments m and v.
 template <class T>
-EMBER_HD_INLINE void adam_update(T& p, T g, T& m, T& v, const AdamParams& o,
-                                 const AdamConstants& c) {
+EMBER_HD_INLINE void adam_update(T& p, T g, T& m, T& v, const AdamParams& o, const AdamConstants& c) {
   if (o.weight_decay != 0) {
     if (o.decoupled_weight_decay)
       p = p * T(1 - o.lr * o.weight_decay);

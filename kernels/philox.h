@@ -10,7 +10,9 @@
 
 namespace ember::philox {
 
-struct Words { uint32_t w[4]; };
+struct Words {
+  uint32_t w[4];
+};
 
 EMBER_HD_INLINE void mulhilo(uint32_t a, uint32_t b, uint32_t& hi, uint32_t& lo) {
   const uint64_t p = static_cast<uint64_t>(a) * b;
@@ -28,7 +30,10 @@ EMBER_HD_INLINE Words draw(uint64_t counter, uint64_t key) {
     mulhilo(0xD2511F53u, c0, hi0, lo0);
     mulhilo(0xCD9E8D57u, c2, hi1, lo1);
     const uint32_t n0 = hi1 ^ c1 ^ k0, n1 = lo1, n2 = hi0 ^ c3 ^ k1, n3 = lo0;
-    c0 = n0; c1 = n1; c2 = n2; c3 = n3;
+    c0 = n0;
+    c1 = n1;
+    c2 = n2;
+    c3 = n3;
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
@@ -51,9 +56,7 @@ EMBER_HD_INLINE double normal_from(const Words& r, unsigned j) {
   return (j % 2 == 0) ? radius * ::cos(angle) : radius * ::sin(angle);
 }
 /// An integer in [0, range) for range >= 1 (range < 2^32).
-EMBER_HD_INLINE uint64_t integer_from(const Words& r, unsigned j, uint64_t range) {
-  return r.w[j] % range;
-}
+EMBER_HD_INLINE uint64_t integer_from(const Words& r, unsigned j, uint64_t range) { return r.w[j] % range; }
 
 /// Element i of a draw that starts at counter offset: element i uses counter offset + i / 4.
 EMBER_HD_INLINE double uniform_at(uint64_t i, uint64_t seed, uint64_t offset) {
@@ -77,12 +80,15 @@ EMBER_HD_INLINE double add_mul_unfused(double x, double y, double z) {
 }
 
 /// The value of element j of a counter's words for a draw of kind (Integer: range = b - a).
-EMBER_HD_INLINE double value_from(RandomKind kind, double a, double b, uint64_t range,
-                                  const Words& r, unsigned j) {
+EMBER_HD_INLINE double value_from(RandomKind kind, double a, double b, uint64_t range, const Words& r,
+                                  unsigned j) {
   switch (kind) {
-    case RandomKind::Uniform: return add_mul_unfused(a, b - a, uniform_from(r, j));
-    case RandomKind::Normal: return add_mul_unfused(a, b, normal_from(r, j));
-    default: return a + static_cast<double>(integer_from(r, j, range));
+    case RandomKind::Uniform:
+      return add_mul_unfused(a, b - a, uniform_from(r, j));
+    case RandomKind::Normal:
+      return add_mul_unfused(a, b, normal_from(r, j));
+    default:
+      return a + static_cast<double>(integer_from(r, j, range));
   }
 }
 

@@ -9,8 +9,8 @@ namespace ember::nn {
 namespace {
 template <class O>
 std::map<std::string, double> to_map(const O& o) {
-  return {{"lr", o.lr}, {"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps},
-          {"weight_decay", o.weight_decay}};
+  return {
+      {"lr", o.lr}, {"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps}, {"weight_decay", o.weight_decay}};
 }
 }  // namespace
 
@@ -22,8 +22,7 @@ Adam::Adam(std::string name, std::vector<ParamGroup> groups, std::map<std::strin
   init_groups(std::move(groups));
 }
 
-AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)
-    : AdamW({ParamGroup(std::move(params))}, o) {}
+AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o) : AdamW({ParamGroup(std::move(params))}, o) {}
 AdamW::AdamW(std::vector<ParamGroup> groups, AdamWOptions defaults)
     : Adam("AdamW", std::move(groups), to_map(defaults)) {}
 

@@ -35,12 +35,10 @@ void BatchNorm2d::reset_running_stats() {
 
 Tensor BatchNorm2d::forward(const Tensor& input) {
   if (input.defined() && input.dim() != 4)
-    raise<ShapeError>("BatchNorm2d: expected 4-D input [N, C, H, W], got shape ",
-                      shape_str(input.shape()));
+    raise<ShapeError>("BatchNorm2d: expected 4-D input [N, C, H, W], got shape ", shape_str(input.shape()));
   // Without running statistics the batch statistics serve in eval mode too (PyTorch).
   const bool use_batch_stats = is_training() || !running_mean.defined();
-  Tensor out =
-      batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
+  Tensor out = batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
   if (is_training() && num_batches_tracked.defined()) {
     NoGradGuard no_grad;
     num_batches_tracked.add_(1.0);

@@ -12,8 +12,7 @@ double checked_p(const char* layer, double p) {
 }
 }  // namespace
 
-DropoutBase::DropoutBase(const char* type_name, double p_)
-    : Module(type_name), p(checked_p(type_name, p_)) {}
+DropoutBase::DropoutBase(const char* type_name, double p_) : Module(type_name), p(checked_p(type_name, p_)) {}
 std::string DropoutBase::extra_repr() const { return "p=" + detail::py_float(p) + ", inplace=False"; }
 
 Tensor Dropout::forward(const Tensor& input) { return dropout(input, p, is_training()); }

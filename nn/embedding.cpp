@@ -18,11 +18,12 @@ std::optional<int64_t> normalised_padding(std::optional<int64_t> p, int64_t num)
 }  // namespace
 
 Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> padding)
-    : Module("Embedding"), num_embeddings(num), embedding_dim(dim),
+    : Module("Embedding"),
+      num_embeddings(num),
+      embedding_dim(dim),
       padding_idx(num < 0 || dim < 0 ? std::nullopt : normalised_padding(padding, num)) {
   if (num < 0 || dim < 0)
-    raise<ValueError>("Embedding: sizes must be >= 0, got num_embeddings=", num,
-                      " embedding_dim=", dim);
+    raise<ValueError>("Embedding: sizes must be >= 0, got num_embeddings=", num, " embedding_dim=", dim);
   weight = register_parameter("weight", empty({num, dim}));
   init::normal_(weight);
   if (padding_idx) {

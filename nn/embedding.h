@@ -10,8 +10,7 @@ class EMBER_API Embedding : public Module {
  public:
   /// weight [num_embeddings, embedding_dim] drawn from N(0, 1) (PyTorch's init); the row at
   /// padding_idx (negative counts from the end) is zero and gets no gradient.
-  Embedding(int64_t num_embeddings, int64_t embedding_dim,
-            std::optional<int64_t> padding_idx = std::nullopt);
+  Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optional<int64_t> padding_idx = std::nullopt);
   /// int64 indices of any shape -> [*indices.shape, embedding_dim].
   Tensor forward(const Tensor& indices) override;
   std::string extra_repr() const override;

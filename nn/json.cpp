@@ -21,9 +21,7 @@ class Parser {
   }
 
  private:
-  [[noreturn]] void fail(const char* why) const {
-    raise<IOError>("invalid JSON at byte ", pos_, ": ", why);
-  }
+  [[noreturn]] void fail(const char* why) const { raise<IOError>("invalid JSON at byte ", pos_, ": ", why); }
   bool at_end() const { return pos_ >= s_.size(); }
   char peek() const { return at_end() ? '\0' : s_[pos_]; }
   void skip_ws() {
@@ -44,13 +42,27 @@ class Parser {
     skip_ws();
     Value v;
     switch (peek()) {
-      case '{': object(v, depth); break;
-      case '[': array(v, depth); break;
-      case '"': v.type = Value::Type::String; v.text = string(); break;
-      case 't': literal("true", v, Value::Type::Bool, true); break;
-      case 'f': literal("false", v, Value::Type::Bool, false); break;
-      case 'n': literal("null", v, Value::Type::Null, false); break;
-      default: number(v);
+      case '{':
+        object(v, depth);
+        break;
+      case '[':
+        array(v, depth);
+        break;
+      case '"':
+        v.type = Value::Type::String;
+        v.text = string();
+        break;
+      case 't':
+        literal("true", v, Value::Type::Bool, true);
+        break;
+      case 'f':
+        literal("false", v, Value::Type::Bool, false);
+        break;
+      case 'n':
+        literal("null", v, Value::Type::Null, false);
+        break;
+      default:
+        number(v);
     }
     return v;
   }
@@ -59,7 +71,10 @@ class Parser {
     v.type = Value::Type::Object;
     ++pos_;
     skip_ws();
-    if (peek() == '}') { ++pos_; return; }
+    if (peek() == '}') {
+      ++pos_;
+      return;
+    }
     for (;;) {
       skip_ws();
       if (peek() != '"') fail("expected a string key");
@@ -68,7 +83,10 @@ class Parser {
       expect(':', "expected ':'");
       v.members.emplace_back(std::move(key), value(depth + 1));
       skip_ws();
-      if (peek() == ',') { ++pos_; continue; }
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
       expect('}', "expected ',' or '}'");
       return;
     }
@@ -78,11 +96,17 @@ class Parser {
     v.type = Value::Type::Array;
     ++pos_;
     skip_ws();
-    if (peek() == ']') { ++pos_; return; }
+    if (peek() == ']') {
+      ++pos_;
+      return;
+    }
     for (;;) {
       v.items.push_back(value(depth + 1));
       skip_ws();
-      if (peek() == ',') { ++pos_; continue; }
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
       expect(']', "expected ',' or ']'");
       return;
     }
@@ -120,10 +144,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       const char c = peek();
       unsigned d = 0;
-      if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-      else fail("invalid \\u escape");
+      if (c >= '0' && c <= '9')
+        d = static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        d = static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        d = static_cast<unsigned>(c - 'A' + 10);
+      else
+        fail("invalid \\u escape");
       u = u * 16 + d;
       ++pos_;
     }
@@ -163,14 +191,30 @@ class Parser {
       }
       if (at_end()) fail("unterminated escape");
       switch (s_[pos_++]) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           unsigned cp = hex4();
           if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate needs its low half
@@ -187,7 +231,9 @@ class Parser {
           append_utf8(out, cp);
           break;
         }
-        default: --pos_; fail("invalid escape");
+        default:
+          --pos_;
+          fail("invalid escape");
       }
     }
   }
@@ -223,10 +269,16 @@ bool valid_utf8(const std::string& s, size_t* bad_at) {
     const auto c = static_cast<unsigned char>(s[i]);
     size_t len = 0;
     uint32_t cp = 0, min = 0;
-    if (c < 0x80) { ++i; continue; }
-    if (c >= 0xC2 && c <= 0xDF) len = 2, cp = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF) len = 3, cp = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4) len = 4, cp = c & 0x07, min = 0x10000;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF)
+      len = 2, cp = c & 0x1F, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF)
+      len = 3, cp = c & 0x0F, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4)
+      len = 4, cp = c & 0x07, min = 0x10000;
     bool ok = len != 0 && i + len <= s.size();
     for (size_t k = 1; ok && k < len; ++k) {
       const auto b = static_cast<unsigned char>(s[i + k]);
@@ -252,11 +304,16 @@ std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
+    if (c == '"')
+      out += "\\\"";
+    else if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
     else if (u < 0x20) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", u);

@@ -15,8 +15,8 @@ struct EMBER_API Value {
   enum class Type { Null, Bool, Number, String, Array, Object };
   Type type = Type::Null;
   bool boolean = false;
-  std::string text;                                     // a string's value or a number's lexeme
-  std::vector<Value> items;                             // Array
+  std::string text;                                    // a string's value or a number's lexeme
+  std::vector<Value> items;                            // Array
   std::vector<std::pair<std::string, Value>> members;  // Object, in document order
 
   /// The member named key, or nullptr (also for non-objects).

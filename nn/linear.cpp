@@ -10,8 +10,7 @@ namespace ember::nn {
 Linear::Linear(int64_t in, int64_t out, bool with_bias)
     : Module("Linear"), in_features(in), out_features(out) {
   if (in < 0 || out < 0)
-    raise<ValueError>("Linear: feature counts must be >= 0, got in_features=", in,
-                      " out_features=", out);
+    raise<ValueError>("Linear: feature counts must be >= 0, got in_features=", in, " out_features=", out);
   weight = register_parameter("weight", empty({out, in}));
   if (with_bias) bias = register_parameter("bias", empty({out}));
   reset_parameters();

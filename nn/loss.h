@@ -22,8 +22,7 @@ class EMBER_API Loss : public Module {
 /// Logits [N, C] against int64 class targets [N].
 class EMBER_API CrossEntropyLoss : public Loss {
  public:
-  explicit CrossEntropyLoss(Reduction reduction = Reduction::Mean)
-      : Loss("CrossEntropyLoss", reduction) {}
+  explicit CrossEntropyLoss(Reduction reduction = Reduction::Mean) : Loss("CrossEntropyLoss", reduction) {}
   using Loss::forward;
   Tensor forward(const Tensor& input, const Tensor& target) override;
 };

@@ -33,7 +33,8 @@ StateDict LRScheduler::state_dict() const {
   StateDict out;
   auto num = [](double v) { return scalar_tensor(v, kFloat64); };
   out.insert("last_epoch", num(static_cast<double>(last_epoch_)));
-  for (size_t g = 0; g < base_lrs_.size(); ++g) out.insert("base_lrs." + std::to_string(g), num(base_lrs_[g]));
+  for (size_t g = 0; g < base_lrs_.size(); ++g)
+    out.insert("base_lrs." + std::to_string(g), num(base_lrs_[g]));
   for (size_t g = 0; g < last_lr_.size(); ++g) out.insert("last_lr." + std::to_string(g), num(last_lr_[g]));
   for (const auto& s : settings()) out.insert(s.first, num(s.second));
   return out;

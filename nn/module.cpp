@@ -173,15 +173,13 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   if (!child) raise<ValueError>("register_module: \"", name, "\" is a null module");
   for (const auto& m : child->named_modules())
     if (m.second.get() == this)
-      raise<ValueError>("register_module: \"", name, "\" would make ", type_name_,
-                        " a descendant of itself");
+      raise<ValueError>("register_module: \"", name, "\" would make ", type_name_, " a descendant of itself");
   // The child's tensors named after their place in the child become named after their place
   // here; a tensor first named elsewhere (shared) keeps that name.
   NamedTensors below;
   child->collect("", below);
   for (const auto& entry : below)
-    if (entry.second.name() == entry.first)
-      entry.second.set_name(name + "." + entry.first);
+    if (entry.second.name() == entry.first) entry.second.set_name(name + "." + entry.first);
   if (child->record_->parent.expired()) child->record_->parent = record_;
   children_.emplace_back(name, std::move(child));
 }
@@ -249,11 +247,13 @@ std::vector<Tensor> values(const NamedTensors& named) {
 }  // namespace
 
 NamedTensors Module::named_parameters(bool recurse) const {
-  return named_tensors(recurse, named_modules(), [](const Module& m) -> const NamedTensors& { return m.params_; });
+  return named_tensors(recurse, named_modules(),
+                       [](const Module& m) -> const NamedTensors& { return m.params_; });
 }
 std::vector<Tensor> Module::parameters(bool recurse) const { return values(named_parameters(recurse)); }
 NamedTensors Module::named_buffers(bool recurse) const {
-  return named_tensors(recurse, named_modules(), [](const Module& m) -> const NamedTensors& { return m.buffers_; });
+  return named_tensors(recurse, named_modules(),
+                       [](const Module& m) -> const NamedTensors& { return m.buffers_; });
 }
 std::vector<Tensor> Module::buffers(bool recurse) const { return values(named_buffers(recurse)); }
 
@@ -305,13 +305,15 @@ Tensor find_by_path(const NamedModules& modules, const std::string& path, Select
 }  // namespace
 
 Tensor Module::parameter(const std::string& path) const {
-  Tensor t = find_by_path(named_modules(), path, [](const Module& m) -> const NamedTensors& { return m.params_; });
+  Tensor t =
+      find_by_path(named_modules(), path, [](const Module& m) -> const NamedTensors& { return m.params_; });
   if (!t.defined()) unknown_path("parameter", type_name_, path, named_parameters());
   return t;
 }
 
 Tensor Module::buffer(const std::string& path) const {
-  Tensor t = find_by_path(named_modules(), path, [](const Module& m) -> const NamedTensors& { return m.buffers_; });
+  Tensor t =
+      find_by_path(named_modules(), path, [](const Module& m) -> const NamedTensors& { return m.buffers_; });
   if (!t.defined()) unknown_path("buffer", type_name_, path, named_buffers());
   return t;
 }
@@ -374,8 +376,7 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
     if (!src->defined()) raise<ValueError>("load_state_dict: \"", e.first, "\" is an undefined tensor");
     if (src->shape() != e.second.shape())
       raise<ShapeError>("load_state_dict: size mismatch for ", e.first, ": the checkpoint has shape ",
-                        shape_str(src->shape()), " but the model has shape ",
-                        shape_str(e.second.shape()));
+                        shape_str(src->shape()), " but the model has shape ", shape_str(e.second.shape()));
   }
   NoGradGuard no_grad;
   for (const auto& e : expected) {

@@ -83,8 +83,7 @@ void Optimizer::add_param_group(ParamGroup group) {
     if (!p.defined()) raise<ValueError>(name_, ": a parameter is an undefined tensor");
     if (!p.is_leaf()) raise<ValueError>(name_, ": can't optimize a non-leaf tensor");
     if (!is_floating(p.dtype()))
-      raise<DTypeError>(name_, ": can only optimize float32 or float64 tensors, got ",
-                        dtype_name(p.dtype()));
+      raise<DTypeError>(name_, ": can only optimize float32 or float64 tensors, got ", dtype_name(p.dtype()));
     if (!seen.insert(p.identity()).second)
       raise<ValueError>(name_, ": a parameter appears in more than one place",
                         p.name().empty() ? "" : " (" + p.name() + ")");
@@ -163,7 +162,8 @@ void Optimizer::load_state_dict(const StateDict& sd) {
                           groups_.size());
       const auto& group = groups_[static_cast<size_t>(i)];
       if (rest == "params") {
-        if (!value.defined() || value.dim() != 1 || value.numel() != static_cast<int64_t>(group.params.size()))
+        if (!value.defined() || value.dim() != 1 ||
+            value.numel() != static_cast<int64_t>(group.params.size()))
           raise<ValueError>(where, ": parameter group ", i, " has ", group.params.size(),
                             " parameters but the state dict's \"", key, "\" does not list as many");
         has_params[static_cast<size_t>(i)] = true;

@@ -11,8 +11,8 @@
 
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
-#include "ember/core/file.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/nn/file_io.h"
 #include "ember/nn/json.h"
 #include "ember/nn/serialization.h"
 
@@ -27,11 +27,16 @@ constexpr uint64_t kMaxHeader = 100'000'000;
 
 const char* st_name(DType t) {
   switch (t) {
-    case DType::Float32: return "F32";
-    case DType::Float64: return "F64";
-    case DType::Int64: return "I64";
-    case DType::UInt8: return "U8";
-    case DType::Bool: return "BOOL";
+    case DType::Float32:
+      return "F32";
+    case DType::Float64:
+      return "F64";
+    case DType::Int64:
+      return "I64";
+    case DType::UInt8:
+      return "U8";
+    case DType::Bool:
+      return "BOOL";
   }
   return "?";
 }
@@ -47,10 +52,10 @@ DType st_dtype(const std::string& s, const std::string& key) {
   if (s == "F16" || s == "BF16")
     raise<DTypeError>("safetensors: tensor \"", key, "\" has dtype ", s,
                       "; float16 and bfloat16 are not supported by Ember");
-  static const char* const other[] = {"I8", "I16", "I32", "U16", "U32", "U64",
-                                      "F8_E4M3", "F8_E5M2", "C64"};
+  static const char* const other[] = {"I8", "I16", "I32", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "C64"};
   for (const char* o : other)
-    if (s == o) raise<DTypeError>("safetensors: tensor \"", key, "\" has dtype ", s, ", which Ember does not support");
+    if (s == o)
+      raise<DTypeError>("safetensors: tensor \"", key, "\" has dtype ", s, ", which Ember does not support");
   raise<IOError>("safetensors: tensor \"", key, "\" has unknown dtype \"", s, "\"");
 }
 
@@ -74,8 +79,7 @@ Entry parse_entry(const std::string& key, const json::Value& v, uint64_t data_si
   const json::Value* shape = v.find("shape");
   const json::Value* offsets = v.find("data_offsets");
   if (!dtype || dtype->type != json::Value::Type::String || !shape ||
-      shape->type != json::Value::Type::Array || !offsets ||
-      offsets->type != json::Value::Type::Array)
+      shape->type != json::Value::Type::Array || !offsets || offsets->type != json::Value::Type::Array)
     raise<IOError>("safetensors: tensor \"", key,
                    "\" needs a string dtype and arrays shape and data_offsets");
   Entry e{key, st_dtype(dtype->text, key), {}, 0, 0};
@@ -92,8 +96,8 @@ Entry parse_entry(const std::string& key, const json::Value& v, uint64_t data_si
   try {
     nbytes = static_cast<uint64_t>(checked_nbytes(e.shape, itemsize(e.dtype), "safetensors"));
   } catch (const ValueError&) {
-    raise<IOError>("safetensors: tensor \"", key, "\" has a shape too large to address: ",
-                   shape_str(e.shape), " of ", dtype->text);
+    raise<IOError>("safetensors: tensor \"", key, "\" has a shape too large to address: ", shape_str(e.shape),
+                   " of ", dtype->text);
   }
   if (offsets->items.size() != 2 || !offsets->items[0].as_uint64(e.begin) ||
       !offsets->items[1].as_uint64(e.end))
@@ -103,8 +107,8 @@ Entry parse_entry(const std::string& key, const json::Value& v, uint64_t data_si
                    "] out of range for a data section of ", data_size, " bytes");
   if (nbytes != e.end - e.begin)
     raise<IOError>("safetensors: tensor \"", key, "\" of shape ", shape_str(e.shape), " and dtype ",
-                   dtype->text, " does not match its data_offsets [", e.begin, ", ", e.end,
-                   "] (", e.end - e.begin, " bytes)");
+                   dtype->text, " does not match its data_offsets [", e.begin, ", ", e.end, "] (",
+                   e.end - e.begin, " bytes)");
   return e;
 }
 
@@ -124,8 +128,8 @@ void check_layout(const std::vector<Entry>& entries, uint64_t data_size) {
       raise<IOError>("safetensors: the data of tensors \"", previous->name, "\" and \"", e->name,
                      "\" overlap");
     if (e->begin > at)
-      raise<IOError>("safetensors: ", e->begin - at, " bytes of the data section before tensor \"",
-                     e->name, "\" belong to no tensor");
+      raise<IOError>("safetensors: ", e->begin - at, " bytes of the data section before tensor \"", e->name,
+                     "\" belong to no tensor");
     at = e->end;
     previous = e;
   }
@@ -192,8 +196,8 @@ std::string encode_safetensors(const StateDict& state, const Metadata& metadata)
     const Tensor t = ember::detail::transfer(it->second, Device::cpu());  // contiguous host copy
     const uint64_t n = static_cast<uint64_t>(t.numel()) * itemsize(t.dtype());
     header += (header.size() > 1 ? "," : "") + json::quote(it->first) + ":{\"dtype\":\"" +
-              st_name(t.dtype()) + "\",\"shape\":" + shape_json(t.shape()) +
-              ",\"data_offsets\":[" + std::to_string(offset) + "," + std::to_string(offset + n) + "]}";
+              st_name(t.dtype()) + "\",\"shape\":" + shape_json(t.shape()) + ",\"data_offsets\":[" +
+              std::to_string(offset) + "," + std::to_string(offset + n) + "]}";
     offset += n;
     host.push_back(t);
   }
@@ -201,7 +205,8 @@ std::string encode_safetensors(const StateDict& state, const Metadata& metadata)
   header.append((8 - header.size() % 8) % 8, ' ');
   std::string out;
   out.reserve(8 + header.size() + offset);
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((static_cast<uint64_t>(header.size()) >> (8 * i)) & 0xFF);
+  for (int i = 0; i < 8; ++i)
+    out += static_cast<char>((static_cast<uint64_t>(header.size()) >> (8 * i)) & 0xFF);
   out += header;
   for (const Tensor& t : host)
     out.append(static_cast<const char*>(t.raw_data()), static_cast<size_t>(t.numel()) * itemsize(t.dtype()));
@@ -218,8 +223,7 @@ SafetensorsContents decode_safetensors(const std::string& bytes, Device device) 
                    " bytes): truncated or not a safetensors file");
   if (n > kMaxHeader) raise<IOError>("safetensors: header length ", n, " exceeds the limit of ", kMaxHeader);
   // As the reference implementation: the header is a JSON object, so it starts with '{'.
-  if (n == 0 || bytes[8] != '{')
-    raise<IOError>("safetensors: the header does not start with '{'");
+  if (n == 0 || bytes[8] != '{') raise<IOError>("safetensors: the header does not start with '{'");
   json::Value header;
   try {
     header = json::parse(bytes.substr(8, static_cast<size_t>(n)));

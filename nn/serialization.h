@@ -29,24 +29,21 @@ struct SafetensorsContents {
 /// tensor or the reserved name "__metadata__".
 EMBER_API std::string encode_safetensors(const StateDict& state, const Metadata& metadata = {});
 /// Decodes the bytes of a safetensors file onto device.
-EMBER_API SafetensorsContents decode_safetensors(const std::string& bytes,
-                                                 Device device = Device::cpu());
+EMBER_API SafetensorsContents decode_safetensors(const std::string& bytes, Device device = Device::cpu());
 
 /// Writes state to path atomically: a temporary file in the same directory, fsync, rename.
 /// A failure (IOError) leaves any previous file at path untouched. A symlink to a regular
 /// file is followed (the file is replaced, the link kept); a target that exists and is not
 /// a regular file, or has no write bit in its mode, is refused (IOError). Temporaries that
 /// a killed save left (dead process, over an hour old) are removed.
-EMBER_API void save_file(const StateDict& state, const std::string& path,
-                         const Metadata& metadata = {});
+EMBER_API void save_file(const StateDict& state, const std::string& path, const Metadata& metadata = {});
 /// Checks that save_file(.., path) can write there, before long work: IOError as save_file
 /// would give for the target, or when no file can be created beside it.
 EMBER_API void check_writable(const std::string& path);
 /// Reads a safetensors file onto device (the map_location case).
 EMBER_API StateDict load_file(const std::string& path, Device device = Device::cpu());
 /// Reads tensors and metadata.
-EMBER_API SafetensorsContents load_file_with_metadata(const std::string& path,
-                                                      Device device = Device::cpu());
+EMBER_API SafetensorsContents load_file_with_metadata(const std::string& path, Device device = Device::cpu());
 
 /// save_file(module.state_dict(), path).
 EMBER_API void save(const Module& module, const std::string& path);

@@ -6,8 +6,11 @@
 namespace ember::nn {
 namespace {
 std::map<std::string, double> to_map(const SGDOptions& o) {
-  return {{"lr", o.lr}, {"momentum", o.momentum}, {"dampening", o.dampening},
-          {"weight_decay", o.weight_decay}, {"nesterov", o.nesterov ? 1.0 : 0.0}};
+  return {{"lr", o.lr},
+          {"momentum", o.momentum},
+          {"dampening", o.dampening},
+          {"weight_decay", o.weight_decay},
+          {"nesterov", o.nesterov ? 1.0 : 0.0}};
 }
 }  // namespace
 

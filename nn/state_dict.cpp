@@ -45,7 +45,8 @@ StateDict StateDict::with_prefix(const std::string& prefix) const {
 StateDict StateDict::sub(const std::string& prefix) const {
   StateDict out;
   for (const Item& it : items_)
-    if (it.first.compare(0, prefix.size(), prefix) == 0) out.insert(it.first.substr(prefix.size()), it.second);
+    if (it.first.compare(0, prefix.size(), prefix) == 0)
+      out.insert(it.first.substr(prefix.size()), it.second);
   return out;
 }
 

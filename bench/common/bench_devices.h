@@ -27,7 +27,9 @@ inline void label_device(benchmark::State& state, Device d) {
 }
 
 // CPU rows are measured at 1 and 2 threads; a GPU row once, at one host thread.
-inline std::vector<int> thread_counts(Device d) { return d.is_cpu() ? std::vector<int>{1, 2} : std::vector<int>{1}; }
+inline std::vector<int> thread_counts(Device d) {
+  return d.is_cpu() ? std::vector<int>{1, 2} : std::vector<int>{1};
+}
 
 inline void sync(Device d) {
   if (d.is_cuda()) cuda::synchronize();
@@ -55,7 +57,8 @@ double timed_loop(benchmark::State& state, Device d, int threads, Body&& body) {
 }
 
 // Sets counter `name` to amount_per_iteration * iterations / seconds.
-inline void report_rate(benchmark::State& state, const char* name, double amount_per_iteration, double seconds) {
+inline void report_rate(benchmark::State& state, const char* name, double amount_per_iteration,
+                        double seconds) {
   state.counters[name] = amount_per_iteration * static_cast<double>(state.iterations()) / seconds;
 }
 

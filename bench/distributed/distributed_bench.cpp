@@ -35,7 +35,8 @@ void BM_AllReduceMpi(benchmark::State& state, int64_t floats) {
   world.barrier();
   for (auto _ : state) {
     if (world.world_size() > 1)
-      MPI_Allreduce(MPI_IN_PLACE, buffer.raw_data(), static_cast<int>(floats), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, buffer.raw_data(), static_cast<int>(floats), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
   }
   state.SetBytesProcessed(state.iterations() * floats * 4);
 }
@@ -59,8 +60,8 @@ void BM_DdpStep(benchmark::State& state) {
     ddp.sync_gradients();
     optimizer.step();
   }
-  state.counters["items_per_second"] = benchmark::Counter(
-      static_cast<double>(64 * state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["items_per_second"] =
+      benchmark::Counter(static_cast<double>(64 * state.iterations()), benchmark::Counter::kIsRate);
 }
 
 // Ranks other than 0 run every row but print nothing.

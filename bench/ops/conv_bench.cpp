@@ -71,12 +71,13 @@ const bool registered = [] {
         const std::string suffix = std::string(l.name) + "/" + d.str() + bench::threads_suffix(threads);
         benchmark::RegisterBenchmark(("conv2d_fwd_" + suffix).c_str(), BM_Conv2dForward, l, d, threads)
             ->Unit(benchmark::kMicrosecond);
-        benchmark::RegisterBenchmark(("conv2d_fwdbwd_" + suffix).c_str(), BM_Conv2dForwardBackward, l, d, threads)
+        benchmark::RegisterBenchmark(("conv2d_fwdbwd_" + suffix).c_str(), BM_Conv2dForwardBackward, l, d,
+                                     threads)
             ->Unit(benchmark::kMicrosecond);
       }
     for (const auto& [n, c, hw] : {std::tuple<int64_t, int64_t, int64_t>{64, 10, 24}, {64, 20, 8}}) {
-      const std::string name = "max_pool2d/" + d.str() + "/" + std::to_string(n) + "/" + std::to_string(c) + "/" +
-                               std::to_string(hw);
+      const std::string name = "max_pool2d/" + d.str() + "/" + std::to_string(n) + "/" + std::to_string(c) +
+                               "/" + std::to_string(hw);
       benchmark::RegisterBenchmark(name.c_str(), BM_MaxPool2d, d, n, c, hw)->Unit(benchmark::kMicrosecond);
     }
   }

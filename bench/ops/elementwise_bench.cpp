@@ -60,8 +60,8 @@ const bool registered = [] {
     benchmark::RegisterBenchmark(("add" + large).c_str(), BM_Add, d);
     benchmark::RegisterBenchmark(("relu" + large).c_str(), BM_Relu, d);
     benchmark::RegisterBenchmark(("sum" + large).c_str(), BM_Sum, d);
-    benchmark::RegisterBenchmark(("softmax_cross_entropy" + dev + "/4096/1000").c_str(), BM_SoftmaxCrossEntropy,
-                                 d, 4096, 1000);
+    benchmark::RegisterBenchmark(("softmax_cross_entropy" + dev + "/4096/1000").c_str(),
+                                 BM_SoftmaxCrossEntropy, d, 4096, 1000);
   }
   return true;
 }();

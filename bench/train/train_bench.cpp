@@ -34,7 +34,8 @@ void BM_Infer(benchmark::State& state, Device device, int64_t batch, int threads
   model->eval();
   Tensor x = randn({batch, 1, 28, 28}).to(device);
   NoGradGuard no_grad;
-  const double s = bench::timed_loop(state, device, threads, [&] { benchmark::DoNotOptimize(model->forward(x)); });
+  const double s =
+      bench::timed_loop(state, device, threads, [&] { benchmark::DoNotOptimize(model->forward(x)); });
   bench::report_rate(state, "items_per_second", static_cast<double>(batch), s);
 }
 

@@ -17,8 +17,10 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   Tensor grad = grad_in;
   if (!grad.defined()) {
     if (root.numel() != 1)
-      raise<AutogradError>("backward: grad can be implicitly created only for scalar outputs; "
-                           "this tensor has shape ", shape_str(root.shape()));
+      raise<AutogradError>(
+          "backward: grad can be implicitly created only for scalar outputs; "
+          "this tensor has shape ",
+          shape_str(root.shape()));
     grad = ones_like(root);
   } else {
     if (grad.shape() != root.shape())
@@ -28,8 +30,8 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
       raise<AutogradError>("backward: the gradient has dtype ", dtype_name(grad.dtype()),
                            " but the tensor has dtype ", dtype_name(root.dtype()));
     if (grad.device() != root.device())
-      raise<AutogradError>("backward: the gradient is on ", grad.device().str(),
-                           " but the tensor is on ", root.device().str());
+      raise<AutogradError>("backward: the gradient is on ", grad.device().str(), " but the tensor is on ",
+                           root.device().str());
   }
   std::shared_ptr<Node> start = edge_of(root).fn;
   if (start->released())
@@ -70,8 +72,8 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
       pending.erase(it);
     }
     if (node->released())
-      raise<AutogradError>("trying to backward through the graph a second time (at ",
-                           node->name(), "): it was freed by the first backward; pass "
+      raise<AutogradError>("trying to backward through the graph a second time (at ", node->name(),
+                           "): it was freed by the first backward; pass "
                            "retain_graph = true to the first backward to keep it");
     // A node reached by no gradient still runs its bookkeeping, so its inputs' counts drop.
     std::vector<Tensor> grads = g.defined() ? node->backward(g) : std::vector<Tensor>{};

@@ -55,8 +55,8 @@ const Tensor& Node::saved(size_t i) const {
   const Tensor& t = saved_.at(i);
   if (t.defined() && t.version() != saved_versions_[i])
     raise<AutogradError>("a tensor saved for the backward of ", name_,
-                         " was modified by an in-place operation (saved at version ",
-                         saved_versions_[i], ", now version ", t.version(), ")");
+                         " was modified by an in-place operation (saved at version ", saved_versions_[i],
+                         ", now version ", t.version(), ")");
   return t;
 }
 
@@ -98,8 +98,7 @@ Edge edge_of(const Tensor& t) {
   return Edge{acc, impl->shape};
 }
 
-void record(const Tensor& output, std::shared_ptr<Node> node,
-            std::initializer_list<const Tensor*> inputs) {
+void record(const Tensor& output, std::shared_ptr<Node> node, std::initializer_list<const Tensor*> inputs) {
   for (const Tensor* t : inputs) node->add_edge(t ? edge_of(*t) : Edge{nullptr, {}});
   output.impl()->grad_fn = std::move(node);
   output.impl()->requires_grad = true;
@@ -116,8 +115,7 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
   const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
   std::vector<int64_t> dims;
   for (int64_t d = 0; d < grad.dim(); ++d)
-    if (d < lead || (shape[static_cast<size_t>(d - lead)] == 1 && grad.size(d) != 1))
-      dims.push_back(d);
+    if (d < lead || (shape[static_cast<size_t>(d - lead)] == 1 && grad.size(d) != 1)) dims.push_back(d);
   Tensor r = dims.empty() ? grad : sum(grad, dims, /*keepdim=*/true);
   return r.reshape(shape);
 }

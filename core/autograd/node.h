@@ -74,8 +74,7 @@ EMBER_API Edge edge_of(const Tensor& t);
 /// Connects node to the inputs and makes it output's grad_fn (output then requires grad).
 EMBER_API void record(const Tensor& output, std::shared_ptr<Node> node,
                       std::initializer_list<const Tensor*> inputs);
-EMBER_API void record(const Tensor& output, std::shared_ptr<Node> node,
-                      const std::vector<Tensor>& inputs);
+EMBER_API void record(const Tensor& output, std::shared_ptr<Node> node, const std::vector<Tensor>& inputs);
 /// Runs backward from root with the given gradient (see Tensor::backward).
 EMBER_API void backward(const Tensor& root, const Tensor& grad, bool retain_graph);
 /// Sums grad over the dims that broadcasting expanded, to get back to shape.

@@ -16,7 +16,8 @@ Tensor from_blob(void* data, const Shape& shape, TensorOptions o, std::function<
                       dtype_name(o.dtype()));
   checked_backend_for(o.device());  // an unavailable device fails before anything is wrapped
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(data, static_cast<size_t>(nbytes), o.device(), std::move(deleter));
+  impl->storage =
+      std::make_shared<Storage>(data, static_cast<size_t>(nbytes), o.device(), std::move(deleter));
   impl->shape = shape;
   impl->strides = contiguous_strides(shape);
   impl->dtype = o.dtype();

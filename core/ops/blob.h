@@ -15,8 +15,8 @@ namespace ember {
 /// Ops that make new tensors (arithmetic, contiguous() of a strided view, to(device))
 /// allocate their own memory and hold no reference to data. requires_grad works as for any
 /// leaf. ValueError for a null data with a non-empty shape, a pointer not aligned to the
-/// dtype's size, negative sizes or a byte count that overflows; DeviceError for an unavailable device. When it throws,
-/// deleter is not called: data stays the caller's.
+/// dtype's size, negative sizes or a byte count that overflows; DeviceError for an unavailable device. When
+/// it throws, deleter is not called: data stays the caller's.
 EMBER_API Tensor from_blob(void* data, const Shape& shape, TensorOptions options = {},
                            std::function<void(void*)> deleter = nullptr);
 

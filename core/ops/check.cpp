@@ -40,8 +40,8 @@ void check_same_device(const char* op, std::initializer_list<Arg> args) {
     if (!ref) {
       ref = &a;
     } else if (a.tensor.device() != ref->tensor.device()) {
-      device_mismatch(op, describe_arg(ref->name, ref->tensor), ref->tensor,
-                      describe_arg(a.name, a.tensor), a.tensor);
+      device_mismatch(op, describe_arg(ref->name, ref->tensor), ref->tensor, describe_arg(a.name, a.tensor),
+                      a.tensor);
     }
   }
 }
@@ -60,9 +60,8 @@ void check_same_dtype(const char* op, std::initializer_list<Arg> args) {
     if (!ref) {
       ref = &a;
     } else if (a.tensor.dtype() != ref->tensor.dtype()) {
-      raise<DTypeError>("dtype mismatch in ", op, ": ", ref->name, " is ",
-                        dtype_name(ref->tensor.dtype()), " but ", a.name, " is ",
-                        dtype_name(a.tensor.dtype()));
+      raise<DTypeError>("dtype mismatch in ", op, ": ", ref->name, " is ", dtype_name(ref->tensor.dtype()),
+                        " but ", a.name, " is ", dtype_name(a.tensor.dtype()));
     }
   }
 }
@@ -70,21 +69,20 @@ void check_same_dtype(const char* op, std::initializer_list<Arg> args) {
 void check_same_dtype(const char* op, const char* list_name, const std::vector<Tensor>& ts) {
   for (size_t i = 1; i < ts.size(); ++i)
     if (ts[i].dtype() != ts[0].dtype())
-      raise<DTypeError>("dtype mismatch in ", op, ": ", list_name, "[0] is ",
-                        dtype_name(ts[0].dtype()), " but ", list_name, "[", i, "] is ",
-                        dtype_name(ts[i].dtype()));
+      raise<DTypeError>("dtype mismatch in ", op, ": ", list_name, "[0] is ", dtype_name(ts[0].dtype()),
+                        " but ", list_name, "[", i, "] is ", dtype_name(ts[i].dtype()));
 }
 
 void check_dtype(const char* op, const Arg& a, DType expected) {
   if (a.tensor.dtype() != expected)
-    raise<DTypeError>("dtype mismatch in ", op, ": ", a.name, " must be ", dtype_name(expected),
-                      ", got ", dtype_name(a.tensor.dtype()));
+    raise<DTypeError>("dtype mismatch in ", op, ": ", a.name, " must be ", dtype_name(expected), ", got ",
+                      dtype_name(a.tensor.dtype()));
 }
 
 void check_floating(const char* op, const Arg& a) {
   if (!is_floating(a.tensor.dtype()))
-    raise<DTypeError>("dtype mismatch in ", op, ": ", a.name,
-                      " must be float32 or float64, got ", dtype_name(a.tensor.dtype()));
+    raise<DTypeError>("dtype mismatch in ", op, ": ", a.name, " must be float32 or float64, got ",
+                      dtype_name(a.tensor.dtype()));
 }
 
 void check_defined(const char* op, std::initializer_list<Arg> args) {
@@ -94,8 +92,7 @@ void check_defined(const char* op, std::initializer_list<Arg> args) {
 
 void check_ndim(const char* op, const Arg& a, int64_t ndim) {
   if (a.tensor.dim() != ndim)
-    raise<ShapeError>(op, ": ", a.name, " must be ", ndim, "-D, got shape ",
-                      shape_str(a.tensor.shape()));
+    raise<ShapeError>(op, ": ", a.name, " must be ", ndim, "-D, got shape ", shape_str(a.tensor.shape()));
 }
 
 }  // namespace ember

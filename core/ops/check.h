@@ -20,12 +20,10 @@ struct Arg {
 /// name is shown in parentheses and adds the model.to(device) hint.
 EMBER_API void check_same_device(const char* op, std::initializer_list<Arg> args);
 /// The same for a list argument, reported as name[i] ("tensors[1]").
-EMBER_API void check_same_device(const char* op, const char* list_name,
-                                 const std::vector<Tensor>& tensors);
+EMBER_API void check_same_device(const char* op, const char* list_name, const std::vector<Tensor>& tensors);
 /// DTypeError "dtype mismatch in <op>: <a> is float32 but <b> is float64".
 EMBER_API void check_same_dtype(const char* op, std::initializer_list<Arg> args);
-EMBER_API void check_same_dtype(const char* op, const char* list_name,
-                                const std::vector<Tensor>& tensors);
+EMBER_API void check_same_dtype(const char* op, const char* list_name, const std::vector<Tensor>& tensors);
 /// DTypeError "dtype mismatch in <op>: <arg> must be <expected>, got <actual>".
 EMBER_API void check_dtype(const char* op, const Arg& arg, DType expected);
 /// DTypeError unless arg is float32 or float64.

@@ -50,8 +50,8 @@ class Conv2dNode final : public Node {
 
 }  // namespace
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride,
-              IntPair padding, IntPair dilation) {
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, IntPair stride, IntPair padding,
+              IntPair dilation) {
   const char* op = "conv2d";
   check_defined(op, {{"input", input}, {"weight", weight}});
   check_same_device(op, {{"input", input}, {"weight", weight}, {"bias", bias}});
@@ -62,16 +62,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   detail::check_at_least(op, "stride", stride, 1);
   detail::check_at_least(op, "padding", padding, 0);
   detail::check_at_least(op, "dilation", dilation, 1);
-  if (input.dim() == 3)
-    return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation).squeeze(0);
+  if (input.dim() == 3) return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation).squeeze(0);
 
   const int64_t N = input.size(0), C = input.size(1), Co = weight.size(0);
   if (C != weight.size(1))
     raise<ShapeError>("shape mismatch in conv2d: input ", shape_str(input.shape()), " has ", C,
                       " channels but weight ", shape_str(weight.shape()), " expects ", weight.size(1));
   if (bias.defined() && (bias.dim() != 1 || bias.size(0) != Co))
-    raise<ShapeError>("shape mismatch in conv2d: bias ", shape_str(bias.shape()),
-                      " does not match weight ", shape_str(weight.shape()));
+    raise<ShapeError>("shape mismatch in conv2d: bias ", shape_str(bias.shape()), " does not match weight ",
+                      shape_str(weight.shape()));
   if (weight.size(2) == 0 || weight.size(3) == 0)
     raise<ShapeError>("conv2d: the kernel of weight ", shape_str(weight.shape()),
                       " is empty; kernel sizes must be >= 1");

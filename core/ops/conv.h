@@ -19,10 +19,10 @@ struct IntPair {
 struct OptionalIntPair {
   std::optional<IntPair> value;
   OptionalIntPair() = default;
-  OptionalIntPair(std::nullopt_t) {}                            // NOLINT: implicit
-  OptionalIntPair(int64_t v) : value(IntPair(v)) {}             // NOLINT: implicit
+  OptionalIntPair(std::nullopt_t) {}                 // NOLINT: implicit
+  OptionalIntPair(int64_t v) : value(IntPair(v)) {}  // NOLINT: implicit
   OptionalIntPair(int64_t h, int64_t w) : value(IntPair(h, w)) {}
-  OptionalIntPair(IntPair p) : value(p) {}                      // NOLINT: implicit
+  OptionalIntPair(IntPair p) : value(p) {}  // NOLINT: implicit
   /// The pair, or fallback when unset.
   IntPair value_or(IntPair fallback) const { return value ? *value : fallback; }
 };

@@ -28,8 +28,9 @@ Tensor raw_binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const Shape shape = broadcast_shapes(a.shape(), b.shape());
   Tensor out = detail::make_empty(shape, is_comparison(op) ? kBool : a.dtype(), a.device());
   if (out.numel())
-    backend_for(a.device()).binary(op, out, detail::broadcast_to(a, shape, op_name(op)),
-                                   detail::broadcast_to(b, shape, op_name(op)));
+    backend_for(a.device())
+        .binary(op, out, detail::broadcast_to(a, shape, op_name(op)),
+                detail::broadcast_to(b, shape, op_name(op)));
   return out;
 }
 
@@ -45,8 +46,10 @@ class BinaryNode final : public Node {
   std::vector<Tensor> backward(const Tensor& g) override {
     const bool ga = needs_grad(0), gb = needs_grad(1);
     switch (op_) {
-      case BinaryOp::Add: return {g, g};
-      case BinaryOp::Sub: return {g, gb ? -g : Tensor()};
+      case BinaryOp::Add:
+        return {g, g};
+      case BinaryOp::Sub:
+        return {g, gb ? -g : Tensor()};
       case BinaryOp::Mul:
         return {ga ? g * saved(1) : Tensor(), gb ? g * saved(0) : Tensor()};
       case BinaryOp::Div: {
@@ -73,7 +76,8 @@ class BinaryNode final : public Node {
       case BinaryOp::Ge:
       case BinaryOp::ReluBackward:
       case BinaryOp::SigmoidBackward:
-      case BinaryOp::TanhBackward: break;
+      case BinaryOp::TanhBackward:
+        break;
     }
     raise<AutogradError>(op_name(op_), " has no gradient");
   }
@@ -107,9 +111,12 @@ class ScalarNode final : public Node {
       : Node(op_name(op)), op_(op), s_(s), first_(scalar_first) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     switch (op_) {
-      case BinaryOp::Add: return {g};
-      case BinaryOp::Sub: return {first_ ? -g : g};
-      case BinaryOp::Mul: return {g * s_};
+      case BinaryOp::Add:
+        return {g};
+      case BinaryOp::Sub:
+        return {first_ ? -g : g};
+      case BinaryOp::Mul:
+        return {g * s_};
       case BinaryOp::Div: {
         if (!first_) return {g / s_};
         const Tensor& x = saved(0);
@@ -130,7 +137,8 @@ class ScalarNode final : public Node {
       case BinaryOp::Ge:
       case BinaryOp::ReluBackward:
       case BinaryOp::SigmoidBackward:
-      case BinaryOp::TanhBackward: break;
+      case BinaryOp::TanhBackward:
+        break;
     }
     raise<AutogradError>(op_name(op_), " with a scalar has no gradient");
   }
@@ -161,16 +169,26 @@ class UnaryNode final : public Node {
   UnaryNode(UnaryOp op, double p0, double p1) : Node(op_name(op)), op_(op), p0_(p0), p1_(p1) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     switch (op_) {
-      case UnaryOp::Neg: return {-g};
-      case UnaryOp::Exp: return {g * saved(1)};
-      case UnaryOp::Log: return {g / saved(0)};
-      case UnaryOp::Sqrt: return {g * 0.5 / saved(1)};
-      case UnaryOp::Abs: return {g * sign(saved(0))};
-      case UnaryOp::Relu: return {raw_binary(BinaryOp::ReluBackward, g, saved(0))};
-      case UnaryOp::Sigmoid: return {raw_binary(BinaryOp::SigmoidBackward, g, saved(1))};
-      case UnaryOp::Tanh: return {raw_binary(BinaryOp::TanhBackward, g, saved(1))};
-      case UnaryOp::Sign: return {zeros_like(g)};
-      case UnaryOp::Square: return {g * saved(0) * 2.0};
+      case UnaryOp::Neg:
+        return {-g};
+      case UnaryOp::Exp:
+        return {g * saved(1)};
+      case UnaryOp::Log:
+        return {g / saved(0)};
+      case UnaryOp::Sqrt:
+        return {g * 0.5 / saved(1)};
+      case UnaryOp::Abs:
+        return {g * sign(saved(0))};
+      case UnaryOp::Relu:
+        return {raw_binary(BinaryOp::ReluBackward, g, saved(0))};
+      case UnaryOp::Sigmoid:
+        return {raw_binary(BinaryOp::SigmoidBackward, g, saved(1))};
+      case UnaryOp::Tanh:
+        return {raw_binary(BinaryOp::TanhBackward, g, saved(1))};
+      case UnaryOp::Sign:
+        return {zeros_like(g)};
+      case UnaryOp::Square:
+        return {g * saved(0) * 2.0};
       case UnaryOp::Clamp: {
         const Tensor& x = saved(0);
         return {g * ge(x, p0_).to(g.dtype()) * le(x, p1_).to(g.dtype())};
@@ -178,8 +196,10 @@ class UnaryNode final : public Node {
       case UnaryOp::PowScalar:
         if (p0_ == 0) return {zeros_like(g)};
         return {g * pow(saved(0), p0_ - 1.0) * p0_};
-      case UnaryOp::RPowScalar: return {g * saved(1) * std::log(p0_)};
-      case UnaryOp::LogicalNot: break;  // bool output: never recorded
+      case UnaryOp::RPowScalar:
+        return {g * saved(1) * std::log(p0_)};
+      case UnaryOp::LogicalNot:
+        break;  // bool output: never recorded
     }
     raise<AutogradError>(op_name(op_), " has no gradient");
   }
@@ -316,9 +336,9 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
   const Shape shape = broadcast_shapes(broadcast_shapes(c.shape(), a.shape()), b.shape());
   Tensor out = detail::make_empty(shape, a.dtype(), a.device());
   if (out.numel())
-    backend_for(a.device()).where(out, detail::broadcast_to(c, shape, "where"),
-                                  detail::broadcast_to(a, shape, "where"),
-                                  detail::broadcast_to(b, shape, "where"));
+    backend_for(a.device())
+        .where(out, detail::broadcast_to(c, shape, "where"), detail::broadcast_to(a, shape, "where"),
+               detail::broadcast_to(b, shape, "where"));
   if (autograd::any_requires_grad({&a, &b})) {
     auto node = std::make_shared<WhereNode>();
     node->save(c);

@@ -27,8 +27,8 @@ Tensor& draw(Tensor& t, RandomKind kind, double a, double b) {
   t.impl()->storage->bump_version();
   return t;
 }
-Tensor random_tensor(const Shape& shape, RandomKind kind, double a, double b,
-                     const TensorOptions& o, const char* op) {
+Tensor random_tensor(const Shape& shape, RandomKind kind, double a, double b, const TensorOptions& o,
+                     const char* op) {
   check_sizes(shape, op);
   if (kind != RandomKind::Integer && !is_floating(o.dtype()))
     raise<DTypeError>(op, " needs a floating dtype, got ", dtype_name(o.dtype()));
@@ -77,8 +77,8 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions o) {
   if (static_cast<uint64_t>(high) - static_cast<uint64_t>(low) > 0xFFFFFFFFull)
     raise<ValueError>("randint: the range high - low must be below 2^32");
   if (o.dtype() == kBool) raise<DTypeError>("randint does not support dtype bool");
-  return random_tensor(shape, RandomKind::Integer, static_cast<double>(low),
-                       static_cast<double>(high), o, "randint");
+  return random_tensor(shape, RandomKind::Integer, static_cast<double>(low), static_cast<double>(high), o,
+                       "randint");
 }
 Tensor& uniform_(Tensor& t, double low, double high) { return draw(t, RandomKind::Uniform, low, high); }
 Tensor& normal_(Tensor& t, double mean, double std) { return draw(t, RandomKind::Normal, mean, std); }

@@ -30,8 +30,10 @@ class CatNode final : public Node {
     std::vector<Tensor> grads;
     int64_t start = 0;
     for (size_t i = 0; i < sizes_.size(); ++i) {
-      if (needs_grad(i)) grads.push_back(g.narrow(dim_, start, sizes_[i]));
-      else grads.emplace_back();
+      if (needs_grad(i))
+        grads.push_back(g.narrow(dim_, start, sizes_[i]));
+      else
+        grads.emplace_back();
       start += sizes_[i];
     }
     return grads;

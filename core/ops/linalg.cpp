@@ -42,8 +42,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
 }
 
 [[noreturn]] void cannot_multiply(const Tensor& a, const Tensor& b) {
-  raise<ShapeError>("shape mismatch in matmul: lhs ", shape_str(a.shape()), " and rhs ",
-                    shape_str(b.shape()), " cannot be multiplied");
+  raise<ShapeError>("shape mismatch in matmul: lhs ", shape_str(a.shape()), " and rhs ", shape_str(b.shape()),
+                    " cannot be multiplied");
 }
 
 }  // namespace
@@ -107,18 +107,17 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   check_floating("linear", {"input", input});
   check_ndim("linear", {"weight", weight}, 2);
   if (input.dim() < 1 || input.size(-1) != weight.size(1))
-    raise<ShapeError>("shape mismatch in linear: input ", shape_str(input.shape()),
-                      " and weight ", shape_str(weight.shape()), " cannot be multiplied");
+    raise<ShapeError>("shape mismatch in linear: input ", shape_str(input.shape()), " and weight ",
+                      shape_str(weight.shape()), " cannot be multiplied");
   if (bias.defined() && (bias.dim() != 1 || bias.size(0) != weight.size(0)))
-    raise<ShapeError>("shape mismatch in linear: bias ", shape_str(bias.shape()),
-                      " does not match weight ", shape_str(weight.shape()));
+    raise<ShapeError>("shape mismatch in linear: bias ", shape_str(bias.shape()), " does not match weight ",
+                      shape_str(weight.shape()));
   const int64_t in = weight.size(1), outf = weight.size(0);
   const int64_t rows = numel_of(Shape(input.shape().begin(), input.shape().end() - 1));
   Tensor x = input.reshape({rows, in});
   Tensor out = detail::make_empty({x.size(0), outf}, input.dtype(), input.device());
   if (out.numel())
-    backend_for(input.device())
-        .matmul(out.unsqueeze(0), x.unsqueeze(0), weight.t().unsqueeze(0), bias);
+    backend_for(input.device()).matmul(out.unsqueeze(0), x.unsqueeze(0), weight.t().unsqueeze(0), bias);
   if (autograd::any_requires_grad({&x, &weight, &bias})) {
     auto node = std::make_shared<LinearNode>();
     node->save(x);

@@ -15,9 +15,12 @@ namespace {
 
 Tensor reduce_loss(const Tensor& losses, Reduction r) {
   switch (r) {
-    case Reduction::Mean: return mean(losses);
-    case Reduction::Sum: return sum(losses);
-    case Reduction::None: return losses;
+    case Reduction::Mean:
+      return mean(losses);
+    case Reduction::Sum:
+      return sum(losses);
+    case Reduction::None:
+      return losses;
   }
   return losses;
 }
@@ -37,8 +40,8 @@ class ClassLossNode final : public Node {
   bool log_prob_;
 };
 
-Tensor class_loss(const char* name, const Tensor& input_in, const Tensor& target_in,
-                  Reduction reduction, bool log_prob) {
+Tensor class_loss(const char* name, const Tensor& input_in, const Tensor& target_in, Reduction reduction,
+                  bool log_prob) {
   check_defined(name, {{"input", input_in}, {"target", target_in}});
   check_same_device(name, {{"input", input_in}, {"target", target_in}});
   check_floating(name, {"input", input_in});
@@ -48,8 +51,7 @@ Tensor class_loss(const char* name, const Tensor& input_in, const Tensor& target
     raise<ShapeError>(name, ": input must be [N, C] or [C], got shape ", shape_str(input_in.shape()));
   Tensor input = single ? input_in.unsqueeze(0) : input_in;
   Tensor target = single ? target_in.reshape({1}) : target_in;
-  if ((single && target_in.numel() != 1) || (!single && target.dim() != 1) ||
-      target.size(0) != input.size(0))
+  if ((single && target_in.numel() != 1) || (!single && target.dim() != 1) || target.size(0) != input.size(0))
     raise<ShapeError>(name, ": target of shape ", shape_str(target_in.shape()),
                       " does not match input of shape ", shape_str(input_in.shape()));
   input = input.contiguous();
@@ -82,8 +84,8 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
   check_same_dtype("mse_loss", {{"input", input}, {"target", target}});
   check_floating("mse_loss", {"input", input});
   if (input.shape() != target.shape())
-    raise<ShapeError>("mse_loss: input of shape ", shape_str(input.shape()),
-                      " and target of shape ", shape_str(target.shape()), " differ");
+    raise<ShapeError>("mse_loss: input of shape ", shape_str(input.shape()), " and target of shape ",
+                      shape_str(target.shape()), " differ");
   return reduce_loss(square(input - target), reduction);
 }
 

@@ -11,10 +11,8 @@ enum class Reduction { Mean, Sum, None };
 EMBER_API Tensor cross_entropy(const Tensor& input, const Tensor& target,
                                Reduction reduction = Reduction::Mean);
 /// Negative log-likelihood of log-probabilities input [N, C] against int64 targets [N].
-EMBER_API Tensor nll_loss(const Tensor& input, const Tensor& target,
-                          Reduction reduction = Reduction::Mean);
+EMBER_API Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 /// Mean squared error; input and target of one shape.
-EMBER_API Tensor mse_loss(const Tensor& input, const Tensor& target,
-                          Reduction reduction = Reduction::Mean);
+EMBER_API Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 
 }  // namespace ember

@@ -28,8 +28,8 @@ class BatchNormNode final : public Node {
     if (needs_grad(1)) grads[1] = channels();
     if (needs_grad(2)) grads[2] = channels();
     backend_for(x.device())
-        .batch_norm_backward(grads[0], grads[1], grads[2], g.contiguous(), x, w, mean, invstd,
-                             training_, eps_);
+        .batch_norm_backward(grads[0], grads[1], grads[2], g.contiguous(), x, w, mean, invstd, training_,
+                             eps_);
     if (!needs_grad(0)) grads[0] = Tensor();
     return grads;
   }
@@ -42,8 +42,7 @@ class BatchNormNode final : public Node {
 void check_channels(const char* name, const Tensor& t, const Tensor& input) {
   if (t.defined() && (t.dim() != 1 || t.size(0) != input.size(1)))
     raise<ShapeError>("shape mismatch in batch_norm: ", name, " ", shape_str(t.shape()),
-                      " does not match the ", input.size(1), " channels of input ",
-                      shape_str(input.shape()));
+                      " does not match the ", input.size(1), " channels of input ", shape_str(input.shape()));
 }
 
 void check_running(const char* name, const Tensor& t) {
@@ -54,14 +53,19 @@ void check_running(const char* name, const Tensor& t) {
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
-                  double eps) {
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum, double eps) {
   const char* op = "batch_norm";
   check_defined(op, {{"input", input}});
-  check_same_device(op, {{"input", input}, {"running_mean", running_mean},
-                         {"running_var", running_var}, {"weight", weight}, {"bias", bias}});
-  check_same_dtype(op, {{"input", input}, {"running_mean", running_mean},
-                        {"running_var", running_var}, {"weight", weight}, {"bias", bias}});
+  check_same_device(op, {{"input", input},
+                         {"running_mean", running_mean},
+                         {"running_var", running_var},
+                         {"weight", weight},
+                         {"bias", bias}});
+  check_same_dtype(op, {{"input", input},
+                        {"running_mean", running_mean},
+                        {"running_var", running_var},
+                        {"weight", weight},
+                        {"bias", bias}});
   check_floating(op, {"input", input});
   if (input.dim() < 2)
     raise<ShapeError>("batch_norm: input must be [N, C, ...], got shape ", shape_str(input.shape()));

@@ -8,9 +8,8 @@ namespace ember {
 /// given, updates them in place (running = (1 - momentum) * running + momentum * batch,
 /// the variance unbiased). Eval: normalises with the running statistics (required).
 /// weight and bias (the affine transform, [C]) are optional.
-EMBER_API Tensor batch_norm(const Tensor& input, const Tensor& running_mean,
-                            const Tensor& running_var, const Tensor& weight = Tensor(),
-                            const Tensor& bias = Tensor(), bool training = true,
-                            double momentum = 0.1, double eps = 1e-5);
+EMBER_API Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                            const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                            bool training = true, double momentum = 0.1, double eps = 1e-5);
 
 }  // namespace ember

@@ -19,7 +19,8 @@ void check_lists(const char* op, const std::vector<Tensor>& params,
       raise<ValueError>(op, ": ", name, " has ", list->size(), " tensors for ", params.size(), " parameters");
     for (size_t i = 0; i < list->size(); ++i)
       if ((*list)[i].device() != params[0].device())
-        check_same_device(op, {{"params[0]", params[0]}, {detail::concat(name, "[", i, "]").c_str(), (*list)[i]}});
+        check_same_device(
+            op, {{"params[0]", params[0]}, {detail::concat(name, "[", i, "]").c_str(), (*list)[i]}});
   }
 }
 

@@ -17,10 +17,14 @@ namespace {
 
 const char* reduce_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Mean: return "mean";
-    case ReduceOp::Max: return "amax";
-    case ReduceOp::Min: return "amin";
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::Mean:
+      return "mean";
+    case ReduceOp::Max:
+      return "amax";
+    case ReduceOp::Min:
+      return "amin";
   }
   return "reduce";
 }
@@ -58,13 +62,18 @@ Shape final_shape(const Tensor& t, const std::vector<int>& dims, bool keepdim) {
 class ReduceNode final : public Node {
  public:
   ReduceNode(ReduceOp op, Shape input_shape, Shape keep_shape, int64_t count)
-      : Node(reduce_name(op)), op_(op), in_(std::move(input_shape)), keep_(std::move(keep_shape)),
+      : Node(reduce_name(op)),
+        op_(op),
+        in_(std::move(input_shape)),
+        keep_(std::move(keep_shape)),
         count_(count) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     Tensor gk = g.reshape(keep_);
     switch (op_) {
-      case ReduceOp::Sum: return {gk.expand(in_).contiguous()};
-      case ReduceOp::Mean: return {(gk / static_cast<double>(count_)).expand(in_).contiguous()};
+      case ReduceOp::Sum:
+        return {gk.expand(in_).contiguous()};
+      case ReduceOp::Mean:
+        return {(gk / static_cast<double>(count_)).expand(in_).contiguous()};
       case ReduceOp::Max:
       case ReduceOp::Min: {
         // Shared evenly between the elements equal to the extremum.
@@ -95,8 +104,7 @@ Tensor reduce(ReduceOp op, const Tensor& t, const std::vector<int64_t>& dims_in,
   const char* name = reduce_name(op);
   check_defined(name, {{"input", t}});
   if (op == ReduceOp::Mean) check_floating(name, {"input", t});
-  if (t.dtype() == kBool && op != ReduceOp::Sum)
-    raise<DTypeError>(name, " does not support dtype bool");
+  if (t.dtype() == kBool && op != ReduceOp::Sum) raise<DTypeError>(name, " does not support dtype bool");
   const std::vector<int> dims = reduced_dims(t, dims_in, name);
   int64_t count = 1;
   for (int d : dims) count *= t.size(d);
@@ -148,8 +156,8 @@ class IndexReduceNode final : public Node {
 
 ValuesIndices reduce_with_index(ReduceOp op, const Tensor& t, int64_t dim_in, bool keepdim,
                                 bool want_values) {
-  const char* name = op == ReduceOp::Max ? (want_values ? "max" : "argmax")
-                                         : (want_values ? "min" : "argmin");
+  const char* name =
+      op == ReduceOp::Max ? (want_values ? "max" : "argmax") : (want_values ? "min" : "argmin");
   check_defined(name, {{"input", t}});
   if (t.dtype() == kBool) raise<DTypeError>(name, " does not support dtype bool");
   // As in PyTorch, a 0-d tensor's only element is found along dim 0 or -1.
@@ -159,15 +167,19 @@ ValuesIndices reduce_with_index(ReduceOp op, const Tensor& t, int64_t dim_in, bo
   Shape keep = t.shape(), fin = t.shape();
   if (t.dim() > 0) {
     keep[dim] = 1;
-    if (keepdim) fin[dim] = 1; else fin.erase(fin.begin() + dim);
+    if (keepdim)
+      fin[dim] = 1;
+    else
+      fin.erase(fin.begin() + dim);
   }
   // Allocated in their final shapes; the backend writes through keepdim views.
   auto keep_view = [&](const Tensor& x) { return detail::make_view(x, keep, contiguous_strides(keep), 0); };
   Tensor values = want_values ? detail::make_empty(fin, t.dtype(), t.device()) : Tensor();
   Tensor indices = detail::make_empty(fin, kInt64, t.device());
   if (indices.numel())
-    backend_for(t.device()).reduce_with_index(op, want_values ? keep_view(values) : Tensor(),
-                                              keep_view(indices), t, t.dim() ? dim : 0);
+    backend_for(t.device())
+        .reduce_with_index(op, want_values ? keep_view(values) : Tensor(), keep_view(indices), t,
+                           t.dim() ? dim : 0);
   if (want_values && autograd::any_requires_grad({&t})) {
     auto node = std::make_shared<IndexReduceNode>(name, t.shape(), t.dim() ? dim : 0);
     node->save(keep_view(indices));

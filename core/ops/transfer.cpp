@@ -52,8 +52,8 @@ Tensor transfer(const Tensor& src, Device device) {
 
 void check_inplace(const Tensor& t, const char* op) {
   if (GradMode::is_enabled() && t.requires_grad() && t.is_leaf())
-    raise<AutogradError>("a leaf tensor that requires grad is used in an in-place operation (",
-                         op, "); wrap the update in NoGradGuard");
+    raise<AutogradError>("a leaf tensor that requires grad is used in an in-place operation (", op,
+                         "); wrap the update in NoGradGuard");
 }
 
 }  // namespace detail

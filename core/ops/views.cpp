@@ -26,9 +26,7 @@ Tensor finish(Tensor out, const Tensor& t, const char* name, Backward fn, const 
   return out;
 }
 
-std::vector<Tensor> reshape_back(LambdaNode& self, const Tensor& g) {
-  return {g.reshape(self.shapes[0])};
-}
+std::vector<Tensor> reshape_back(LambdaNode& self, const Tensor& g) { return {g.reshape(self.shapes[0])}; }
 
 Tensor reshape_like_view(const Tensor& out, const Tensor& t, const char* name) {
   return finish(out, t, name, reshape_back, [&](LambdaNode& n) { n.shapes = {t.shape()}; });
@@ -178,13 +176,14 @@ Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
     shape[i] = t.size(d);
     strides[i] = t.stride(d);
   }
-  return finish(detail::make_view(t, shape, strides, t.offset()), t, "permute",
-                [](LambdaNode& self, const Tensor& g) {
-                  std::vector<int64_t> inverse(self.ints.size());
-                  for (size_t i = 0; i < self.ints.size(); ++i) inverse[self.ints[i]] = static_cast<int64_t>(i);
-                  return std::vector<Tensor>{g.permute(inverse)};
-                },
-                [&](LambdaNode& n) { n.ints = perm; });
+  return finish(
+      detail::make_view(t, shape, strides, t.offset()), t, "permute",
+      [](LambdaNode& self, const Tensor& g) {
+        std::vector<int64_t> inverse(self.ints.size());
+        for (size_t i = 0; i < self.ints.size(); ++i) inverse[self.ints[i]] = static_cast<int64_t>(i);
+        return std::vector<Tensor>{g.permute(inverse)};
+      },
+      [&](LambdaNode& n) { n.ints = perm; });
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
@@ -212,24 +211,23 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
     const std::string end_str = __builtin_add_overflow(start, length, &end)
                                     ? detail::concat(start, " + ", length)
                                     : std::to_string(end);
-    raise<IndexError>("narrow: [", start, ", ", end_str, ") is out of range for dim ", d,
-                      " of size ", size);
+    raise<IndexError>("narrow: [", start, ", ", end_str, ") is out of range for dim ", d, " of size ", size);
   }
   Shape shape = t.shape();
   shape[d] = length;
   const int64_t offset = checked_add(t.offset(), checked_mul(start, t.stride(d), "narrow"), "narrow");
-  return finish(detail::make_view(t, shape, t.strides(), offset), t,
-                "narrow",
-                [](LambdaNode& self, const Tensor& g) {
-                  Tensor full = zeros(self.shapes[0], TensorOptions(g.dtype()).device(g.device()));
-                  Tensor part = full.narrow(self.ints[0], self.ints[1], self.ints[2]);
-                  part.copy_(g);
-                  return std::vector<Tensor>{full};
-                },
-                [&](LambdaNode& n) {
-                  n.shapes = {t.shape()};
-                  n.ints = {d, start, length};
-                });
+  return finish(
+      detail::make_view(t, shape, t.strides(), offset), t, "narrow",
+      [](LambdaNode& self, const Tensor& g) {
+        Tensor full = zeros(self.shapes[0], TensorOptions(g.dtype()).device(g.device()));
+        Tensor part = full.narrow(self.ints[0], self.ints[1], self.ints[2]);
+        part.copy_(g);
+        return std::vector<Tensor>{full};
+      },
+      [&](LambdaNode& n) {
+        n.shapes = {t.shape()};
+        n.ints = {d, start, length};
+      });
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
@@ -242,18 +240,18 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   shape.erase(shape.begin() + d);
   strides.erase(strides.begin() + d);
   const int64_t offset = checked_add(t.offset(), checked_mul(index, t.stride(d), "select"), "select");
-  return finish(detail::make_view(t, shape, strides, offset), t,
-                "select",
-                [](LambdaNode& self, const Tensor& g) {
-                  Tensor full = zeros(self.shapes[0], TensorOptions(g.dtype()).device(g.device()));
-                  Tensor part = full.select(self.ints[0], self.ints[1]);
-                  part.copy_(g);
-                  return std::vector<Tensor>{full};
-                },
-                [&](LambdaNode& n) {
-                  n.shapes = {t.shape()};
-                  n.ints = {d, index};
-                });
+  return finish(
+      detail::make_view(t, shape, strides, offset), t, "select",
+      [](LambdaNode& self, const Tensor& g) {
+        Tensor full = zeros(self.shapes[0], TensorOptions(g.dtype()).device(g.device()));
+        Tensor part = full.select(self.ints[0], self.ints[1]);
+        part.copy_(g);
+        return std::vector<Tensor>{full};
+      },
+      [&](LambdaNode& n) {
+        n.shapes = {t.shape()};
+        n.ints = {d, index};
+      });
 }
 
 Tensor squeeze(const Tensor& t) {
@@ -288,9 +286,9 @@ Tensor expand(const Tensor& t, const Shape& shape) {
   // The engine sums the gradient back to the input's shape, so the node passes it through.
   Tensor out = detail::broadcast_to(t, shape, "expand");
   if (out.is_same(t)) out = detail::make_view(t, t.shape(), t.strides(), t.offset());
-  return finish(out, t, "expand",
-                [](LambdaNode&, const Tensor& g) { return std::vector<Tensor>{g}; },
-                [](LambdaNode&) {});
+  return finish(
+      out, t, "expand", [](LambdaNode&, const Tensor& g) { return std::vector<Tensor>{g}; },
+      [](LambdaNode&) {});
 }
 
 }  // namespace ember

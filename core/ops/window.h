@@ -21,8 +21,7 @@ inline void check_at_least(const char* op, const char* what, IntPair v, int64_t 
 /// ShapeError unless input is 3-D (CHW) or 4-D (NCHW).
 inline void check_image(const char* op, const Tensor& input) {
   if (input.dim() != 3 && input.dim() != 4)
-    raise<ShapeError>(op, ": input must be 3-D (CHW) or 4-D (NCHW), got shape ",
-                      shape_str(input.shape()));
+    raise<ShapeError>(op, ": input must be 3-D (CHW) or 4-D (NCHW), got shape ", shape_str(input.shape()));
 }
 
 /// size + 2 * pad, checked: padding comes from the caller and can be anything >= 0.
@@ -49,8 +48,8 @@ inline void check_window_fits(const char* op, const char* kind, IntPair extent, 
                               const Tensor& input, const std::string& also = "") {
   const int64_t H = padded(op, input.size(-2), pad.h), W = padded(op, input.size(-1), pad.w);
   if (extent.h > H || extent.w > W)
-    raise<ShapeError>(op, ": the ", kind, " ", pair_str(extent), " is larger than the padded input [",
-                      H, ", ", W, "] (input ", shape_str(input.shape()), also, ")");
+    raise<ShapeError>(op, ": the ", kind, " ", pair_str(extent), " is larger than the padded input [", H,
+                      ", ", W, "] (input ", shape_str(input.shape()), also, ")");
 }
 
 }  // namespace ember::detail

@@ -12,8 +12,8 @@ int main() {
   Tensor x = tensor({{1, 2, 3}, {4, 5, 6}}, device).requires_grad_(true);
   Tensor y = (x * x + 1.0).relu().sum();
   y.backward();
-  std::cout << "x = " << x << "\ny = sum(relu(x * x + 1)) = " << y.item<float>()
-            << "\ndy/dx = " << x.grad() << "\n";
+  std::cout << "x = " << x << "\ny = sum(relu(x * x + 1)) = " << y.item<float>() << "\ndy/dx = " << x.grad()
+            << "\n";
 
   try {
     Tensor on_cpu = ones({2, 3});

@@ -10,13 +10,17 @@ T parse_number(const std::string& flag, const std::string& text) {
   size_t used = 0;
   T value{};
   try {
-    if constexpr (std::is_same<T, double>::value) value = std::stod(text, &used);
-    else if constexpr (std::is_same<T, int>::value) value = std::stoi(text, &used);
-    else value = std::stoull(text, &used);
+    if constexpr (std::is_same<T, double>::value)
+      value = std::stod(text, &used);
+    else if constexpr (std::is_same<T, int>::value)
+      value = std::stoi(text, &used);
+    else
+      value = std::stoull(text, &used);
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || (!text.empty() && text[0] == '-' && !std::is_same<T, double>::value))
+  if (used == 0 || used != text.size() ||
+      (!text.empty() && text[0] == '-' && !std::is_same<T, double>::value))
     throw std::invalid_argument(flag + " expects a number, got \"" + text + "\"");
   return value;
 }
@@ -51,20 +55,34 @@ MnistFlags parse_flags(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
       return args[++i];
     };
-    if (flag == "--device") f.device = next();
-    else if (flag == "--data") f.data = next();
-    else if (flag == "--epochs") f.epochs = parse_number<int>(flag, next());
-    else if (flag == "--batch-size") f.batch_size = parse_number<int>(flag, next());
-    else if (flag == "--lr") f.lr = parse_number<double>(flag, next());
-    else if (flag == "--momentum") f.momentum = parse_number<double>(flag, next());
-    else if (flag == "--seed") f.seed = parse_number<unsigned long long>(flag, next());
-    else if (flag == "--threads") f.threads = parse_number<int>(flag, next());
-    else if (flag == "--save") f.save = next();
-    else if (flag == "--metrics") f.metrics = next();
-    else if (flag == "--plot") f.plot = next();
-    else if (flag == "--log-interval") f.log_interval = parse_number<int>(flag, next());
-    else if (flag == "--require-accuracy") f.require_accuracy = parse_number<double>(flag, next());
-    else throw std::invalid_argument("unknown flag \"" + args[i] + "\" (see --help)");
+    if (flag == "--device")
+      f.device = next();
+    else if (flag == "--data")
+      f.data = next();
+    else if (flag == "--epochs")
+      f.epochs = parse_number<int>(flag, next());
+    else if (flag == "--batch-size")
+      f.batch_size = parse_number<int>(flag, next());
+    else if (flag == "--lr")
+      f.lr = parse_number<double>(flag, next());
+    else if (flag == "--momentum")
+      f.momentum = parse_number<double>(flag, next());
+    else if (flag == "--seed")
+      f.seed = parse_number<unsigned long long>(flag, next());
+    else if (flag == "--threads")
+      f.threads = parse_number<int>(flag, next());
+    else if (flag == "--save")
+      f.save = next();
+    else if (flag == "--metrics")
+      f.metrics = next();
+    else if (flag == "--plot")
+      f.plot = next();
+    else if (flag == "--log-interval")
+      f.log_interval = parse_number<int>(flag, next());
+    else if (flag == "--require-accuracy")
+      f.require_accuracy = parse_number<double>(flag, next());
+    else
+      throw std::invalid_argument("unknown flag \"" + args[i] + "\" (see --help)");
   }
   if (f.epochs < 1) throw std::invalid_argument("--epochs must be at least 1");
   if (f.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");

@@ -9,8 +9,8 @@
 // and the launcher stops the others.
 #include <unistd.h>
 
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -165,9 +165,10 @@ int run(const MnistFlags& f) {
 
   // An emulated GPU (EMBER_CUDA=EMULATE) says so: its speed says nothing about a GPU's.
   const char* emulated = device.is_cuda() && cuda::is_emulated() ? " (emulated)" : "";
-  if (lead) std::printf("Training the tutorial CNN on %s%s: %zu train / %zu test images from %s, %d thread%s\n",
-              device.str().c_str(), emulated, train_set->size(), test_set->size(), root.c_str(), f.threads,
-              f.threads == 1 ? "" : "s");
+  if (lead)
+    std::printf("Training the tutorial CNN on %s%s: %zu train / %zu test images from %s, %d thread%s\n",
+                device.str().c_str(), emulated, train_set->size(), test_set->size(), root.c_str(), f.threads,
+                f.threads == 1 ? "" : "s");
   if (lead && ranks > 1)
     std::printf("Data-parallel on %d ranks: %zu images per rank per step (global batch %zu)\n", ranks,
                 train_opts.batch_size, train_opts.batch_size * static_cast<size_t>(ranks));
@@ -195,8 +196,9 @@ int run(const MnistFlags& f) {
         bar.clear();
         if (lead) std::printf("[%d, %5zu] loss: %.3f\n", epoch, batch_index, mean_loss);
         metrics.loss(epoch, batch_index, mean_loss);
-        loss_curve.emplace_back(epoch - 1 + static_cast<double>(batch_index) / static_cast<double>(train_loader.size()),
-                                mean_loss);
+        loss_curve.emplace_back(
+            epoch - 1 + static_cast<double>(batch_index) / static_cast<double>(train_loader.size()),
+            mean_loss);
         running = Tensor();
         in_interval = 0;
       }
@@ -215,10 +217,12 @@ int run(const MnistFlags& f) {
     }
     const auto total = static_cast<int64_t>(test_set->size());
     accuracy = 100.0 * static_cast<double>(correct) / static_cast<double>(total);
-    if (lead) std::printf("Accuracy on test set: %.0f %% [%lld/%lld]\n", accuracy, static_cast<long long>(correct),
-                static_cast<long long>(total));
-    if (lead) std::printf("Epoch %d: %.2f s, %.0f images/s\n", epoch, seconds,
-                static_cast<double>(train_set->size()) / seconds);
+    if (lead)
+      std::printf("Accuracy on test set: %.0f %% [%lld/%lld]\n", accuracy, static_cast<long long>(correct),
+                  static_cast<long long>(total));
+    if (lead)
+      std::printf("Epoch %d: %.2f s, %.0f images/s\n", epoch, seconds,
+                  static_cast<double>(train_set->size()) / seconds);
     metrics.accuracy(epoch, accuracy);
     accuracy_curve.emplace_back(epoch, accuracy);
     if (!plot.empty()) examples::write_training_svg(plot, loss_curve, accuracy_curve);

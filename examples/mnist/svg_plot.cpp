@@ -59,7 +59,8 @@ void panel(std::ostream& svg, double ox, double oy, const std::string& id, const
       << "\" text-anchor=\"middle\" font-size=\"12\">" << xlabel << "</text>\n";
   svg << "<text class=\"ylabel\" transform=\"translate(" << num(ox + 20) << "," << num(oy + kTop + ph / 2)
       << ") rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">" << ylabel << "</text>\n";
-  svg << "<polyline id=\"" << id << "\" fill=\"none\" stroke=\"" << colour << "\" stroke-width=\"1.5\" points=\"";
+  svg << "<polyline id=\"" << id << "\" fill=\"none\" stroke=\"" << colour
+      << "\" stroke-width=\"1.5\" points=\"";
   bool first = true;
   for (const auto& p : pts) {
     if (!std::isfinite(p.first) || !std::isfinite(p.second)) continue;
@@ -83,8 +84,8 @@ void write_training_svg(const std::string& path, const Points& loss, const Point
       << num(kPanelH) << "\" viewBox=\"0 0 " << num(2 * kPanelW) << ' ' << num(kPanelH) << "\">\n"
       << "<title>Tutorial CNN on MNIST: training loss and test accuracy</title>\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  panel(svg, 0, 0, "loss", "Training loss", "epoch", "loss (mean per log interval)", loss,
-        INFINITY, "#1f77b4");
+  panel(svg, 0, 0, "loss", "Training loss", "epoch", "loss (mean per log interval)", loss, INFINITY,
+        "#1f77b4");
   panel(svg, kPanelW, 0, "accuracy", "Test accuracy", "epoch", "accuracy (%)", accuracy, INFINITY, "#d62728");
   svg << "</svg>\n";
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -26,64 +26,55 @@ class EMBER_API CpuBackend : public Backend {
   void copy(const Tensor& dst, const Tensor& src) override;
   void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1) override;
   void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) override;
-  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s,
-                     bool scalar_first) override;
+  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s, bool scalar_first) override;
   void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
 
   // cpu_reduce.cpp
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& in,
-              const std::vector<int>& dims) override;
-  void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
-                         const Tensor& in, int dim) override;
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<int>& dims) override;
+  void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
+                         int dim) override;
 
   // cpu_matmul.cpp
   void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias) override;
 
   // cpu_softmax_loss.cpp
   void softmax(const Tensor& out, const Tensor& in, bool log) override;
-  void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
-                        bool log) override;
-  void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target,
-                  bool input_is_log_prob, const char* op) override;
-  void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
-                           const Tensor& input, const Tensor& target,
-                           bool input_is_log_prob, const char* op) override;
+  void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, bool log) override;
+  void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target, bool input_is_log_prob,
+                  const char* op) override;
+  void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
+                           const Tensor& target, bool input_is_log_prob, const char* op) override;
 
   // cpu_conv.cpp
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& p) override;
-  void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out,
-                             const Tensor& weight, const Conv2dParams& p) override;
-  void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
-                              const Tensor& grad_out, const Tensor& input,
-                              const Conv2dParams& p) override;
+  void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                             const Conv2dParams& p) override;
+  void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
+                              const Tensor& input, const Conv2dParams& p) override;
 
   // cpu_pool.cpp
   void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
                   const Pool2dParams& p) override;
   void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& input,
-                           const Tensor& out, const Tensor& indices,
-                           const Pool2dParams& p) override;
+                           const Tensor& out, const Tensor& indices, const Pool2dParams& p) override;
   void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& p) override;
-  void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out,
-                           const Pool2dParams& p) override;
+  void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& p) override;
 
   // cpu_batch_norm.cpp
-  void batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd,
-                  const Tensor& input, const Tensor& weight, const Tensor& bias,
-                  const Tensor& running_mean, const Tensor& running_var, bool training,
-                  double momentum, double eps) override;
-  void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
-                           const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
-                           const Tensor& weight, const Tensor& save_mean,
-                           const Tensor& save_invstd, bool training, double eps) override;
+  void batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
+                  const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps) override;
+  void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                           const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                           const Tensor& save_mean, const Tensor& save_invstd, bool training,
+                           double eps) override;
 
   // cpu_index.cpp
   void index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
                     const char* op) override;
   void index_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src) override;
-  void gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
-              const char* op) override;
+  void gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index, const char* op) override;
   void scatter_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src) override;
 
   // cpu_optim.cpp

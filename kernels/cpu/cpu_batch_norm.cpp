@@ -90,9 +90,8 @@ void CpuBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Te
 }
 
 void CpuBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
-                                     const Tensor& grad_bias, const Tensor& grad_out,
-                                     const Tensor& input, const Tensor& weight,
-                                     const Tensor& save_mean, const Tensor& save_invstd,
+                                     const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
+                                     const Tensor& weight, const Tensor& save_mean, const Tensor& save_invstd,
                                      bool training, double) {
   const Layout l = layout_of(input);
   EMBER_DISPATCH_FLOATING(input.dtype(), "batch_norm_backward", [&] {
@@ -122,10 +121,9 @@ void CpuBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& gra
       const double proj = training ? sum_gx * invstd * invstd / M : 0.0;
       for (int64_t n = 0; n < l.N; ++n) {
         const int64_t at = (n * l.C + c) * l.S;
-        Span<T>(gi + at, l.S) =
-            (ConstSpan<T>(g + at, l.S) - static_cast<T>(g_mean) -
-             (ConstSpan<T>(x + at, l.S) - mean) * static_cast<T>(proj)) *
-            static_cast<T>(k);
+        Span<T>(gi + at, l.S) = (ConstSpan<T>(g + at, l.S) - static_cast<T>(g_mean) -
+                                 (ConstSpan<T>(x + at, l.S) - mean) * static_cast<T>(proj)) *
+                                static_cast<T>(k);
       }
     });
   });

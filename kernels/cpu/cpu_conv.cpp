@@ -26,8 +26,7 @@ namespace {
 template <class T>
 using RowMat = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 template <class T>
-using ConstRowMat =
-    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+using ConstRowMat = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 template <class T>
 using ConstColMat = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>>;
 
@@ -47,8 +46,8 @@ T* scratch(int slot, int64_t n) {
     const size_t bytes = static_cast<size_t>(checked_mul(n, sizeof(T), "conv2d"));
     const size_t limit = allocation_limit();
     if (limit != 0 && bytes > limit)
-      raise<OutOfMemoryError>("conv2d: a column buffer of ", bytes,
-                              " bytes exceeds the limit of ", limit, " bytes set by set_allocation_limit");
+      raise<OutOfMemoryError>("conv2d: a column buffer of ", bytes, " bytes exceeds the limit of ", limit,
+                              " bytes set by set_allocation_limit");
     b.clear();
     b.shrink_to_fit();
     try {
@@ -94,9 +93,16 @@ struct Geometry {
 
 Geometry geometry(const Tensor& input, const Tensor& weight_or_grad_w, const Tensor& out,
                   const Conv2dParams& p) {
-  return Geometry{input.size(0), input.size(1), input.size(2), input.size(3),
-                  weight_or_grad_w.size(0), weight_or_grad_w.size(2), weight_or_grad_w.size(3),
-                  out.size(2), out.size(3), p};
+  return Geometry{input.size(0),
+                  input.size(1),
+                  input.size(2),
+                  input.size(3),
+                  weight_or_grad_w.size(0),
+                  weight_or_grad_w.size(2),
+                  weight_or_grad_w.size(3),
+                  out.size(2),
+                  out.size(3),
+                  p};
 }
 
 // How the batch is cut: chunks of `chunk` samples (one GEMM each), spread over `parts`
@@ -171,8 +177,10 @@ template <Op op, class T>
 void block(T* d, int64_t ds, const T* s, int64_t ss, int64_t rows, int64_t n) {
   constexpr int64_t V = kLanes<T>;
   auto vec = [](T* dv, const T* sv) {
-    if constexpr (op == Op::copy) copy_vec(dv, sv);
-    else add_vec(dv, sv);
+    if constexpr (op == Op::copy)
+      copy_vec(dv, sv);
+    else
+      add_vec(dv, sv);
   };
   if (n == V) {
     int64_t r = 0;
@@ -274,8 +282,8 @@ const void* data(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr;
 
 }  // namespace
 
-void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight,
-                        const Tensor& bias, const Conv2dParams& p) {
+void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
+                        const Conv2dParams& p) {
   Eigen::setNbThreads(get_num_threads());
   const Geometry g = geometry(input, weight, out, p);
   const Split s = split(g);
@@ -312,8 +320,8 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
   });
 }
 
-void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out,
-                                       const Tensor& weight, const Conv2dParams& p) {
+void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                                       const Conv2dParams& p) {
   Eigen::setNbThreads(get_num_threads());
   const Geometry g = geometry(grad_input, weight, grad_out, p);
   const Split s = split(g);
@@ -339,8 +347,7 @@ void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& g
 }
 
 void CpuBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
-                                        const Tensor& grad_out, const Tensor& input,
-                                        const Conv2dParams& p) {
+                                        const Tensor& grad_out, const Tensor& input, const Conv2dParams& p) {
   Eigen::setNbThreads(get_num_threads());
   const Geometry g = geometry(input, grad_weight, grad_out, p);
   const Split s = split(g);

@@ -32,9 +32,8 @@ void CpuBackend::copy(const Tensor& dst, const Tensor& src) {
 
 void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1) {
   if (op == UnaryOp::LogicalNot) {
-    EMBER_DISPATCH_ALL(in.dtype(), "logical_not", [&] {
-      cpu::map1<bool, scalar_t>(out, in, fn::LogicalNot{});
-    });
+    EMBER_DISPATCH_ALL(in.dtype(), "logical_not",
+                       [&] { cpu::map1<bool, scalar_t>(out, in, fn::LogicalNot{}); });
     return;
   }
   EMBER_DISPATCH_NUMERIC(in.dtype(), "unary", [&] {
@@ -54,8 +53,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
   });
 }
 
-void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s,
-                               bool scalar_first) {
+void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s, bool scalar_first) {
   auto run = [&](auto f, auto sv) {
     using S = decltype(sv);
     if (scalar_first)
@@ -64,9 +62,8 @@ void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, 
       cpu::map1<decltype(f(sv, sv)), S>(out, a, [=](S x) { return f(x, sv); });
   };
   if (is_comparison(op)) {
-    EMBER_DISPATCH_ALL(a.dtype(), "comparison", [&] {
-      with_comparison(op, [&](auto f) { run(f, cast_value<scalar_t>(s)); });
-    });
+    EMBER_DISPATCH_ALL(a.dtype(), "comparison",
+                       [&] { with_comparison(op, [&](auto f) { run(f, cast_value<scalar_t>(s)); }); });
     return;
   }
   EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {
@@ -82,7 +79,8 @@ void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, c
     const scalar_t* pa = static_cast<const scalar_t*>(a.raw_data());
     const scalar_t* pb = static_cast<const scalar_t*>(b.raw_data());
     const Shape ostrides = contiguous_strides(out.shape());
-    const auto calc = cpu::plan_loop<4>(out.shape(), {&ostrides, &cond.strides(), &a.strides(), &b.strides()});
+    const auto calc =
+        cpu::plan_loop<4>(out.shape(), {&ostrides, &cond.strides(), &a.strides(), &b.strides()});
     parallel_for(out.numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
       int64_t off[4];
       for (int64_t i = lo; i < hi; ++i) {

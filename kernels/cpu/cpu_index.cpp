@@ -103,8 +103,7 @@ void CpuBackend::index_add(const Tensor& out, int dim, const Tensor& index, cons
   });
 }
 
-void CpuBackend::gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
-                        const char* op) {
+void CpuBackend::gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index, const char* op) {
   const Tensor idx = contiguous(index);
   check_indices(idx, in.size(dim), dim, op);
   const int64_t* ip = static_cast<const int64_t*>(idx.raw_data());

@@ -35,19 +35,18 @@ void map1(const Tensor& out, const Tensor& in, F f) {
   const int64_t sx = calc.ndim ? calc.strides[1][0] : 0;
   const OffsetCalculator<2> outer = drop_innermost(calc);
   const int64_t rows = n / (inner ? inner : 1);
-  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / (inner ? inner : 1)),
-               [&](int64_t lo, int64_t hi) {
-                 int64_t off[2];
-                 for (int64_t r = lo; r < hi; ++r) {
-                   outer.get(r, off);
-                   To* po = o + r * inner;
-                   const Ti* px = x + off[1];
-                   if (sx == 1)
-                     for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(px[j]));
-                   else
-                     for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(px[j * sx]));
-                 }
-               });
+  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / (inner ? inner : 1)), [&](int64_t lo, int64_t hi) {
+    int64_t off[2];
+    for (int64_t r = lo; r < hi; ++r) {
+      outer.get(r, off);
+      To* po = o + r * inner;
+      const Ti* px = x + off[1];
+      if (sx == 1)
+        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(px[j]));
+      else
+        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(px[j * sx]));
+    }
+  });
 }
 
 /// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape (any strides).
@@ -70,25 +69,23 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   const int64_t sb = calc.ndim ? calc.strides[2][0] : 0;
   const OffsetCalculator<3> outer = drop_innermost(calc);
   const int64_t rows = n / (inner ? inner : 1);
-  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / (inner ? inner : 1)),
-               [&](int64_t lo, int64_t hi) {
-                 int64_t off[3];
-                 for (int64_t r = lo; r < hi; ++r) {
-                   outer.get(r, off);
-                   To* po = o + r * inner;
-                   const Ta* xa = pa + off[1];
-                   const Tb* xb = pb + off[2];
-                   if (sa == 1 && sb == 1)
-                     for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j], xb[j]));
-                   else if (sa == 1 && sb == 0)
-                     for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j], *xb));
-                   else if (sa == 0 && sb == 1)
-                     for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(*xa, xb[j]));
-                   else
-                     for (int64_t j = 0; j < inner; ++j)
-                       po[j] = static_cast<To>(f(xa[j * sa], xb[j * sb]));
-                 }
-               });
+  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / (inner ? inner : 1)), [&](int64_t lo, int64_t hi) {
+    int64_t off[3];
+    for (int64_t r = lo; r < hi; ++r) {
+      outer.get(r, off);
+      To* po = o + r * inner;
+      const Ta* xa = pa + off[1];
+      const Tb* xb = pb + off[2];
+      if (sa == 1 && sb == 1)
+        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j], xb[j]));
+      else if (sa == 1 && sb == 0)
+        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j], *xb));
+      else if (sa == 0 && sb == 1)
+        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(*xa, xb[j]));
+      else
+        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j * sa], xb[j * sb]));
+    }
+  });
 }
 
 }  // namespace ember::cpu

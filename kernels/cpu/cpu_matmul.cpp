@@ -9,8 +9,8 @@ namespace ember {
 namespace {
 
 template <class T, int Order>
-using MatMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, 0,
-                          Eigen::OuterStride<>>;
+using MatMap =
+    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, 0, Eigen::OuterStride<>>;
 template <class T>
 using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 
@@ -22,8 +22,8 @@ int layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
 }
 
 template <class T, int OA, int OB>
-void gemm(T* o, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t lda,
-          int64_t ldb, const T* bias) {
+void gemm(T* o, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t lda, int64_t ldb,
+          const T* bias) {
   OutMap<T> out(o, M, N);
   MatMap<T, OA> A(a, M, K, Eigen::OuterStride<>(lda));
   MatMap<T, OB> B(b, K, N, Eigen::OuterStride<>(ldb));
@@ -49,8 +49,14 @@ void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_i
   Tensor a = a_in, b = b_in;
   int la = layout(M, K, a.stride(1), a.stride(2));
   int lb = layout(K, N, b.stride(1), b.stride(2));
-  if (la < 0) { a = contiguous(a_in); la = 0; }
-  if (lb < 0) { b = contiguous(b_in); lb = 0; }
+  if (la < 0) {
+    a = contiguous(a_in);
+    la = 0;
+  }
+  if (lb < 0) {
+    b = contiguous(b_in);
+    lb = 0;
+  }
   const int64_t lda = lead(la, M, K, a.stride(1), a.stride(2));
   const int64_t ldb = lead(lb, K, N, b.stride(1), b.stride(2));
   EMBER_DISPATCH_FLOATING(out.dtype(), "matmul", [&] {
@@ -66,14 +72,20 @@ void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_i
       T* oi = po + i * M * N;
       if (K == 0) {
         OutMap<T> o(oi, M, N);
-        if (pbias) o.rowwise() = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(pbias, N);
-        else o.setZero();
+        if (pbias)
+          o.rowwise() = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(pbias, N);
+        else
+          o.setZero();
         continue;
       }
-      if (la == 0 && lb == 0) gemm<T, Eigen::RowMajor, Eigen::RowMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
-      else if (la == 0) gemm<T, Eigen::RowMajor, Eigen::ColMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
-      else if (lb == 0) gemm<T, Eigen::ColMajor, Eigen::RowMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
-      else gemm<T, Eigen::ColMajor, Eigen::ColMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
+      if (la == 0 && lb == 0)
+        gemm<T, Eigen::RowMajor, Eigen::RowMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
+      else if (la == 0)
+        gemm<T, Eigen::RowMajor, Eigen::ColMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
+      else if (lb == 0)
+        gemm<T, Eigen::ColMajor, Eigen::RowMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
+      else
+        gemm<T, Eigen::ColMajor, Eigen::ColMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
     }
   });
 }

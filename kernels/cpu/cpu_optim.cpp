@@ -41,10 +41,9 @@ void CpuBackend::sgd_step(const std::vector<Tensor>& params, const std::vector<T
 }
 
 void CpuBackend::adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                           const std::vector<Tensor>& exp_avg,
-                           const std::vector<Tensor>& exp_avg_sq, const AdamParams& o) {
-  if (grads.size() != params.size() || exp_avg.size() != params.size() ||
-      exp_avg_sq.size() != params.size())
+                           const std::vector<Tensor>& exp_avg, const std::vector<Tensor>& exp_avg_sq,
+                           const AdamParams& o) {
+  if (grads.size() != params.size() || exp_avg.size() != params.size() || exp_avg_sq.size() != params.size())
     raise<ValueError>("adam_step: expected one gradient and two moment buffers per parameter");
   if (o.step < 1) raise<ValueError>("adam_step: step must be >= 1, got ", o.step);
   const fn::AdamConstants c = fn::adam_constants(o);

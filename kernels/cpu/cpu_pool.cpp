@@ -67,8 +67,8 @@ inline bool better(T v, T best) {
 // One output row of a 2x2, stride 2 max pool: vectorised (without branches, which random
 // data would mispredict half of the time).
 template <class T>
-void max_row_2x2(const T* __restrict r0, const T* __restrict r1, T* __restrict out,
-                 int64_t* __restrict idx, int64_t Wo, int64_t W, int64_t base) {
+void max_row_2x2(const T* __restrict r0, const T* __restrict r1, T* __restrict out, int64_t* __restrict idx,
+                 int64_t Wo, int64_t W, int64_t base) {
   // Lanes of the offset match T's width, so the loop vectorises as one.
   using Offset = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
   const auto w = static_cast<Offset>(W);
@@ -132,9 +132,8 @@ void CpuBackend::max_pool2d(const Tensor& out, const Tensor& indices, const Tens
   });
 }
 
-void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out,
-                                     const Tensor&, const Tensor&, const Tensor& indices,
-                                     const Pool2dParams&) {
+void CpuBackend::max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor&,
+                                     const Tensor&, const Tensor& indices, const Pool2dParams&) {
   const Planes g = planes_of(grad_input, grad_out);
   EMBER_DISPATCH_FLOATING(grad_input.dtype(), "max_pool2d_backward", [&] {
     using T = scalar_t;

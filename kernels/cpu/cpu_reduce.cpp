@@ -17,7 +17,8 @@ template <class T>
 using ConstRow = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // The input viewed as [outer, inner] rows with the reduced dims last, made contiguous.
-Tensor rows_last(CpuBackend& be, const Tensor& in, const std::vector<int>& dims, int64_t& outer, int64_t& inner) {
+Tensor rows_last(CpuBackend& be, const Tensor& in, const std::vector<int>& dims, int64_t& outer,
+                 int64_t& inner) {
   std::vector<int64_t> perm;
   for (int d = 0; d < in.dim(); ++d)
     if (std::find(dims.begin(), dims.end(), d) == dims.end()) perm.push_back(d);
@@ -127,14 +128,14 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& out, const Tensor& in, const 
       else
         run(static_cast<T*>(out.raw_data()));
     } else if constexpr (!std::is_same<T, bool>::value) {
-      extreme_rows(static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()), outer,
-                   inner, op == ReduceOp::Max);
+      extreme_rows(static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()), outer, inner,
+                   op == ReduceOp::Max);
     }
   });
 }
 
-void CpuBackend::reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
-                                   const Tensor& in, int dim) {
+void CpuBackend::reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
+                                   int dim) {
   int64_t outer = 0, inner = 0;
   const Tensor x = in.dim() ? rows_last(*this, in, {dim}, outer, inner) : in;
   if (in.dim() == 0) outer = inner = 1;

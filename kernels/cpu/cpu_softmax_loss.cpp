@@ -17,10 +17,9 @@ using ConstRow = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 template <class Body>
 void for_rows(int64_t rows, int64_t cols, const Body& body) {
-  parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(cols, 1)),
-               [&](int64_t lo, int64_t hi) {
-                 for (int64_t r = lo; r < hi; ++r) body(r);
-               });
+  parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(cols, 1)), [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) body(r);
+  });
 }
 
 // log(sum(exp(x))) computed from the row maximum, so it never overflows.
@@ -33,8 +32,8 @@ T logsumexp(const ConstRow<T>& x) {
 
 void check_target(int64_t t, int64_t classes, const char* op) {
   if (t < 0 || t >= classes)
-    raise<IndexError>(op, ": target ", t, " is out of range for ", classes, " classes (expected 0 <= target < ",
-                      classes, ")");
+    raise<IndexError>(op, ": target ", t, " is out of range for ", classes,
+                      " classes (expected 0 <= target < ", classes, ")");
 }
 
 }  // namespace
@@ -58,7 +57,8 @@ void CpuBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
   });
 }
 
-void CpuBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, bool log) {
+void CpuBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
+                                  bool log) {
   const int64_t C = out.size(-1), R = C ? out.numel() / C : 0;
   EMBER_DISPATCH_FLOATING(out.dtype(), "softmax_backward", [&] {
     using T = scalar_t;
@@ -92,9 +92,8 @@ void CpuBackend::class_loss(const Tensor& losses, const Tensor& input, const Ten
   });
 }
 
-void CpuBackend::class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
-                                     const Tensor& input, const Tensor& target,
-                                     bool input_is_log_prob, const char* op) {
+void CpuBackend::class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
+                                     const Tensor& target, bool input_is_log_prob, const char* op) {
   const int64_t N = input.size(0), C = input.size(1);
   const int64_t* t = static_cast<const int64_t*>(target.raw_data());
   for (int64_t n = 0; n < N; ++n) check_target(t[n], C, op);

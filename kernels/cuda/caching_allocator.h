@@ -51,14 +51,15 @@ class BlockPool {
   /// queued work can still touch them.
   using Sync = std::function<void()>;
 
-  static constexpr size_t kRound = 512;               // block sizes are multiples of this
-  static constexpr size_t kSmallRequest = 1u << 20;   // up to 1 MiB: the small pool
-  static constexpr size_t kSmallSegment = 2u << 20;   // small pool segments
-  static constexpr size_t kMidRequest = 10u << 20;    // below 10 MiB: 20 MiB segments
+  static constexpr size_t kRound = 512;              // block sizes are multiples of this
+  static constexpr size_t kSmallRequest = 1u << 20;  // up to 1 MiB: the small pool
+  static constexpr size_t kSmallSegment = 2u << 20;  // small pool segments
+  static constexpr size_t kMidRequest = 10u << 20;   // below 10 MiB: 20 MiB segments
   static constexpr size_t kMidSegment = 20u << 20;
-  static constexpr size_t kLargeRound = 2u << 20;     // larger segments: multiples of 2 MiB
+  static constexpr size_t kLargeRound = 2u << 20;  // larger segments: multiples of 2 MiB
 
-  BlockPool(RawAlloc raw_alloc, RawFree raw_free, Sync sync = [] {})
+  BlockPool(
+      RawAlloc raw_alloc, RawFree raw_free, Sync sync = [] {})
       : raw_alloc_(std::move(raw_alloc)), raw_free_(std::move(raw_free)), sync_(std::move(sync)) {}
   ~BlockPool() {
     // Only whole segments are returned; a pool destroyed with live blocks leaks them (the

@@ -28,8 +28,8 @@ struct ConvKey {
   int alignment = 256;  // the largest power of two (up to 256) dividing every operand's address
 
   auto tie() const {
-    return std::tie(direction, device, dtype, n, c, h, w, k, r, s, stride_h, stride_w, pad_h,
-                    pad_w, dilation_h, dilation_w, tf32, deterministic, alignment);
+    return std::tie(direction, device, dtype, n, c, h, w, k, r, s, stride_h, stride_w, pad_h, pad_w,
+                    dilation_h, dilation_w, tf32, deterministic, alignment);
   }
   friend bool operator==(const ConvKey& a, const ConvKey& b) { return a.tie() == b.tie(); }
   friend bool operator!=(const ConvKey& a, const ConvKey& b) { return !(a == b); }
@@ -51,9 +51,9 @@ struct ConvKeyHash {
       h ^= std::hash<int64_t>()(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
     };
     mix(static_cast<int>(k.direction));
-    for (int64_t v : {int64_t(k.device), int64_t(k.dtype), k.n, k.c, k.h, k.w, k.k, k.r, k.s,
-                      k.stride_h, k.stride_w, k.pad_h, k.pad_w, k.dilation_h, k.dilation_w,
-                      int64_t(k.tf32), int64_t(k.deterministic), int64_t(k.alignment)})
+    for (int64_t v : {int64_t(k.device), int64_t(k.dtype), k.n, k.c, k.h, k.w, k.k, k.r, k.s, k.stride_h,
+                      k.stride_w, k.pad_h, k.pad_w, k.dilation_h, k.dilation_w, int64_t(k.tf32),
+                      int64_t(k.deterministic), int64_t(k.alignment)})
       mix(v);
     return h;
   }

@@ -12,13 +12,15 @@ const char* const kLibrary = "libcublas.so." EMBER_CUBLAS_STRINGIFY(CUBLAS_VER_M
 
 // The modelled calls (emulation/cublas.h) under the names a real libcublas exports: the
 // header's macros map cublasCreate to cublasCreate_v2 and so on, as cublas_v2.h does.
-#define EMBER_MODELLED(fn) {EMBER_CUBLAS_STRINGIFY(fn), reinterpret_cast<void*>(&fn)}
+#define EMBER_MODELLED(fn) \
+  { EMBER_CUBLAS_STRINGIFY(fn), reinterpret_cast<void*>(&fn) }
 const struct {
   const char* name;
   void* address;
 } kModelled[] = {
-    EMBER_MODELLED(cublasCreate),      EMBER_MODELLED(cublasDestroy),         EMBER_MODELLED(cublasSetStream),
-    EMBER_MODELLED(cublasSetWorkspace), EMBER_MODELLED(cublasSetMathMode),    EMBER_MODELLED(cublasGetProperty),
+    EMBER_MODELLED(cublasCreate),          EMBER_MODELLED(cublasDestroy),
+    EMBER_MODELLED(cublasSetStream),       EMBER_MODELLED(cublasSetWorkspace),
+    EMBER_MODELLED(cublasSetMathMode),     EMBER_MODELLED(cublasGetProperty),
     EMBER_MODELLED(cublasGetStatusString), EMBER_MODELLED(cublasGemmStridedBatchedEx),
 };
 #undef EMBER_MODELLED
@@ -56,12 +58,14 @@ void* open_cublas() {
 #ifdef EMBER_CUDA_LIBRARY_DIR
     if (!handle) {
       failure = ::dlerror();
-      handle = ::dlopen((std::string(EMBER_CUDA_LIBRARY_DIR) + "/" + kLibrary).c_str(), RTLD_NOW | RTLD_LOCAL);
+      handle =
+          ::dlopen((std::string(EMBER_CUDA_LIBRARY_DIR) + "/" + kLibrary).c_str(), RTLD_NOW | RTLD_LOCAL);
     }
 #endif
     if (!handle) failure += failure.empty() ? ::dlerror() : std::string("; ") + ::dlerror();
   });
-  if (!handle) raise<CudaError>("cannot load ", kLibrary, " (needed for matmul and linear on CUDA): ", failure);
+  if (!handle)
+    raise<CudaError>("cannot load ", kLibrary, " (needed for matmul and linear on CUDA): ", failure);
   return handle;
 }
 

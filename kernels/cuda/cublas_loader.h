@@ -31,10 +31,10 @@ F cublas_function(const char* symbol) {
 // For a name the header overloads in C++: Ptr picks the C function's signature (and the
 // static_cast checks it against the header). The emulated build resolves the same names
 // to the emulator's models (emulation/cublas.h), so both builds take this path.
-#define EMBER_CUBLAS_AS(fn, Ptr)                                                                        \
-  ([] {                                                                                                 \
-    using ember_checked = decltype(static_cast<Ptr>(&fn));                                              \
-    static const ember_checked ember_fn =                                                               \
-        ::ember::cuda_detail::cublas_function<ember_checked>(EMBER_CUBLAS_STRINGIFY(fn));                \
-    return ember_fn;                                                                                    \
+#define EMBER_CUBLAS_AS(fn, Ptr)                                                          \
+  ([] {                                                                                   \
+    using ember_checked = decltype(static_cast<Ptr>(&fn));                                \
+    static const ember_checked ember_fn =                                                 \
+        ::ember::cuda_detail::cublas_function<ember_checked>(EMBER_CUBLAS_STRINGIFY(fn)); \
+    return ember_fn;                                                                      \
   }())

@@ -40,8 +40,10 @@ void mark_in_stream_order(int device, void* p, size_t n, bool usable) {
       cuda_detail::stream(device),
       [](void* m) {
         const std::unique_ptr<Mark> owned(static_cast<Mark*>(m));
-        if (owned->usable) ASAN_UNPOISON_MEMORY_REGION(owned->p, owned->n);
-        else ASAN_POISON_MEMORY_REGION(owned->p, owned->n);
+        if (owned->usable)
+          ASAN_UNPOISON_MEMORY_REGION(owned->p, owned->n);
+        else
+          ASAN_POISON_MEMORY_REGION(owned->p, owned->n);
       },
       mark.get()));
   (void)mark.release();  // queued: the function owns it now
@@ -56,8 +58,7 @@ class CudaCachingAllocator final : public Allocator {
     if (nbytes == 0) return nullptr;
     cuda_detail::BlockPool& p = pool(device.index);
     void* ptr = p.allocate(nbytes);
-    if (!ptr)
-      throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
+    if (!ptr) throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
     mark_in_stream_order(device.index, ptr, nbytes, true);
     const int fill = g_alloc_fill.load(std::memory_order_relaxed);
     if (fill >= 0) {
@@ -158,10 +159,17 @@ void DeviceBuffer::reset() noexcept {
   size_ = 0;
 }
 
-cuda::MemoryStats memory_stats(int device) {
+void set_alloc_fill(int byte) {
+  g_alloc_fill.store(byte < 0 ? -1 : (byte & 0xFF), std::memory_order_relaxed);
+}
+
+}  // namespace cuda_detail
+
+// The caching allocator's figures and cache, for ember::cuda (core/cuda.cpp forwards).
+cuda::MemoryStats CudaBackend::memory_stats(int device) {
   cuda::MemoryStats m;
-  if (BlockPool* p = caching_allocator().existing_pool(device)) {
-    const PoolStats s = p->stats();
+  if (cuda_detail::BlockPool* p = caching_allocator().existing_pool(device)) {
+    const cuda_detail::PoolStats s = p->stats();
     m.allocated = s.allocated;
     m.reserved = s.reserved;
     m.peak_allocated = s.peak_allocated;
@@ -172,19 +180,16 @@ cuda::MemoryStats memory_stats(int device) {
   return m;
 }
 
-void reset_peak_memory_stats(int device) {
-  if (BlockPool* p = caching_allocator().existing_pool(device)) p->reset_peaks();
+void CudaBackend::reset_peak_memory_stats(int device) {
+  if (cuda_detail::BlockPool* p = caching_allocator().existing_pool(device)) p->reset_peaks();
 }
 
-void empty_cache() {
+void CudaBackend::empty_cache() {
   for (int d : caching_allocator().devices_with_pools()) {
     CudaDeviceGuard guard(d);
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream(d)));
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(cuda_detail::stream(d)));
     caching_allocator().existing_pool(d)->release_cached();
   }
 }
 
-void set_alloc_fill(int byte) { g_alloc_fill.store(byte < 0 ? -1 : (byte & 0xFF), std::memory_order_relaxed); }
-
-}  // namespace cuda_detail
 }  // namespace ember

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "ember/core/backend.h"
-#include "ember/core/cuda.h"
 
 namespace ember {
 
@@ -15,6 +14,11 @@ class CudaBackend : public Backend {
   /// The devices the runtime reports; 0 when there is no driver or no GPU.
   int device_count() const override;
   Allocator& allocator() override;
+  // cuda_allocator.cpp (figures, cache) and cuda_context.cpp (versions)
+  cuda::MemoryStats memory_stats(int device) override;
+  void reset_peak_memory_stats(int device) override;
+  void empty_cache() override;
+  std::string versions() override;
 
   // cuda_memory.cpp
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device dst_device) override;
@@ -33,64 +37,55 @@ class CudaBackend : public Backend {
   void copy(const Tensor& dst, const Tensor& src) override;
   void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1) override;
   void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) override;
-  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s,
-                     bool scalar_first) override;
+  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s, bool scalar_first) override;
   void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
 
   // cuda_reduce.cu
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& in,
-              const std::vector<int>& dims) override;
-  void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices,
-                         const Tensor& in, int dim) override;
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& in, const std::vector<int>& dims) override;
+  void reduce_with_index(ReduceOp op, const Tensor& values, const Tensor& indices, const Tensor& in,
+                         int dim) override;
 
   // cuda_matmul.cpp (cuBLAS)
   void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias) override;
 
   // cuda_softmax_loss.cu
   void softmax(const Tensor& out, const Tensor& in, bool log) override;
-  void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out,
-                        bool log) override;
-  void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target,
-                  bool input_is_log_prob, const char* op) override;
-  void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
-                           const Tensor& input, const Tensor& target,
-                           bool input_is_log_prob, const char* op) override;
+  void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, bool log) override;
+  void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target, bool input_is_log_prob,
+                  const char* op) override;
+  void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
+                           const Tensor& target, bool input_is_log_prob, const char* op) override;
 
   // cuda_conv.cpp (cuDNN)
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& p) override;
-  void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out,
-                             const Tensor& weight, const Conv2dParams& p) override;
-  void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
-                              const Tensor& grad_out, const Tensor& input,
-                              const Conv2dParams& p) override;
+  void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
+                             const Conv2dParams& p) override;
+  void conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
+                              const Tensor& input, const Conv2dParams& p) override;
 
   // cuda_pool.cpp (cuDNN) and cuda_pool_kernels.cu
   void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& input,
                   const Pool2dParams& p) override;
   void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Tensor& input,
-                           const Tensor& out, const Tensor& indices,
-                           const Pool2dParams& p) override;
+                           const Tensor& out, const Tensor& indices, const Pool2dParams& p) override;
   void avg_pool2d(const Tensor& out, const Tensor& input, const Pool2dParams& p) override;
-  void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out,
-                           const Pool2dParams& p) override;
+  void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const Pool2dParams& p) override;
 
   // cuda_batch_norm.cpp (cuDNN) and cuda_norm_kernels.cu
-  void batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd,
-                  const Tensor& input, const Tensor& weight, const Tensor& bias,
-                  const Tensor& running_mean, const Tensor& running_var, bool training,
-                  double momentum, double eps) override;
-  void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
-                           const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
-                           const Tensor& weight, const Tensor& save_mean,
-                           const Tensor& save_invstd, bool training, double eps) override;
+  void batch_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_invstd, const Tensor& input,
+                  const Tensor& weight, const Tensor& bias, const Tensor& running_mean,
+                  const Tensor& running_var, bool training, double momentum, double eps) override;
+  void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                           const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                           const Tensor& save_mean, const Tensor& save_invstd, bool training,
+                           double eps) override;
 
   // cuda_index.cu
   void index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
                     const char* op) override;
   void index_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src) override;
-  void gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
-              const char* op) override;
+  void gather(const Tensor& out, const Tensor& in, int dim, const Tensor& index, const char* op) override;
   void scatter_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src) override;
 
   // cuda_optim.cu
@@ -119,11 +114,6 @@ class CudaDeviceGuard {
 };
 
 namespace cuda_detail {
-// The caching allocator's figures and cache (cuda_allocator.cpp); core/cuda.cpp forwards.
-cuda::MemoryStats memory_stats(int device);
-void reset_peak_memory_stats(int device);
-void empty_cache();
-std::string versions();
 /// Test hook: every block the allocator hands out is first filled with this byte (0xFF
 /// makes float32/float64 NaN, 0xA5 poisons integers); -1 turns it off.
 EMBER_API void set_alloc_fill(int byte);

@@ -14,7 +14,8 @@ struct Layout {
   int64_t n, c, rest;
 };
 Layout layout_of(const Tensor& x) {
-  if (x.dim() < 2) raise<ShapeError>("batch_norm: expected [N, C] or [N, C, ...] input, got shape ", shape_str(x.shape()));
+  if (x.dim() < 2)
+    raise<ShapeError>("batch_norm: expected [N, C] or [N, C, ...] input, got shape ", shape_str(x.shape()));
   const int64_t n = x.size(0), c = x.size(1);
   return {n, c, n > 0 && c > 0 ? x.numel() / (n * c) : 0};
 }
@@ -64,8 +65,8 @@ void CudaBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const T
   if (!cudnn_trains(input)) {
     const Tensor mean = save_mean.defined() ? save_mean : channels();
     const Tensor invstd = save_invstd.defined() ? save_invstd : channels();
-    cuda_detail::batch_norm_train_stats(mean, invstd, running_mean, running_var, input, l.n, l.c, l.rest, momentum,
-                                        eps);
+    cuda_detail::batch_norm_train_stats(mean, invstd, running_mean, running_var, input, l.n, l.c, l.rest,
+                                        momentum, eps);
     cuda_detail::batch_norm_normalize(out, input, weight, bias, mean, invstd, l.c, l.rest);
     return;
   }
@@ -82,16 +83,17 @@ void CudaBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const T
   }
   const cuda_detail::Scaling one(1.0), zero(0.0);
   EMBER_CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
-      cuda_detail::cudnn(dev), CUDNN_BATCHNORM_SPATIAL, one.get(dt), zero.get(dt), xd.d, input.raw_data(), xd.d,
-      out.raw_data(), pd.d, scale.raw_data(), shift.raw_data(), momentum, rm.defined() ? rm.raw_data() : nullptr,
-      rv.defined() ? rv.raw_data() : nullptr, eps, save_mean.defined() ? save_mean.raw_data() : nullptr,
+      cuda_detail::cudnn(dev), CUDNN_BATCHNORM_SPATIAL, one.get(dt), zero.get(dt), xd.d, input.raw_data(),
+      xd.d, out.raw_data(), pd.d, scale.raw_data(), shift.raw_data(), momentum,
+      rm.defined() ? rm.raw_data() : nullptr, rv.defined() ? rv.raw_data() : nullptr, eps,
+      save_mean.defined() ? save_mean.raw_data() : nullptr,
       save_invstd.defined() ? save_invstd.raw_data() : nullptr));
 }
 
-void CudaBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
-                                      const Tensor& grad_out_in, const Tensor& input, const Tensor& weight_in,
-                                      const Tensor& save_mean, const Tensor& save_invstd, bool training,
-                                      double eps) {
+void CudaBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
+                                      const Tensor& grad_bias, const Tensor& grad_out_in, const Tensor& input,
+                                      const Tensor& weight_in, const Tensor& save_mean,
+                                      const Tensor& save_invstd, bool training, double eps) {
   const Layout l = layout_of(input);
   const int dev = input.device().index;
   CudaDeviceGuard guard(dev);
@@ -100,8 +102,8 @@ void CudaBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& gr
   const Tensor mean = contiguous(save_mean), invstd = contiguous(save_invstd);
   const Tensor grad_out = contiguous(grad_out_in);
   if (!training || !cudnn_trains(input)) {
-    cuda_detail::batch_norm_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, mean, invstd, l.n,
-                                     l.c, l.rest, training);
+    cuda_detail::batch_norm_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, mean,
+                                     invstd, l.n, l.c, l.rest, training);
     return;
   }
   if (input.numel() == 0) return;
@@ -115,9 +117,9 @@ void CudaBackend::batch_norm_backward(const Tensor& grad_input, const Tensor& gr
   const Tensor gi = grad_input.defined() ? grad_input : detail::make_empty(input.shape(), dt, input.device());
   const cuda_detail::Scaling one(1.0), zero(0.0);
   EMBER_CUDNN_CHECK(cudnnBatchNormalizationBackward(
-      cuda_detail::cudnn(dev), CUDNN_BATCHNORM_SPATIAL, one.get(dt), zero.get(dt), one.get(dt), zero.get(dt), xd.d,
-      input.raw_data(), xd.d, grad_out.raw_data(), xd.d, gi.raw_data(), pd.d, scale.raw_data(), gw.raw_data(),
-      gb.raw_data(), eps, mean.raw_data(), invstd.raw_data()));
+      cuda_detail::cudnn(dev), CUDNN_BATCHNORM_SPATIAL, one.get(dt), zero.get(dt), one.get(dt), zero.get(dt),
+      xd.d, input.raw_data(), xd.d, grad_out.raw_data(), xd.d, gi.raw_data(), pd.d, scale.raw_data(),
+      gw.raw_data(), gb.raw_data(), eps, mean.raw_data(), invstd.raw_data()));
 }
 
 }  // namespace ember

@@ -8,16 +8,13 @@ namespace ember {
 void CudaBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   if (is_comparison(op)) {
     EMBER_DISPATCH_ALL(a.dtype(), "comparison", [&] {
-      with_comparison(op, [&](auto f) {
-        cuda_detail::launch_map2<bool, scalar_t, scalar_t>(out, a, b, f);
-      });
+      with_comparison(op, [&](auto f) { cuda_detail::launch_map2<bool, scalar_t, scalar_t>(out, a, b, f); });
     });
     return;
   }
   EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {
-    with_binary<scalar_t>(op, [&](auto f) {
-      cuda_detail::launch_map2<scalar_t, scalar_t, scalar_t>(out, a, b, f);
-    });
+    with_binary<scalar_t>(
+        op, [&](auto f) { cuda_detail::launch_map2<scalar_t, scalar_t, scalar_t>(out, a, b, f); });
   });
 }
 

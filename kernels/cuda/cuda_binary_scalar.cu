@@ -35,16 +35,14 @@ void CudaBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a,
                                 bool scalar_first) {
   if (is_comparison(op)) {
     EMBER_DISPATCH_ALL(a.dtype(), "comparison", [&] {
-      with_comparison(op, [&](auto f) {
-        run_scalar<scalar_t>(out, a, f, cast_value<scalar_t>(s), scalar_first);
-      });
+      with_comparison(
+          op, [&](auto f) { run_scalar<scalar_t>(out, a, f, cast_value<scalar_t>(s), scalar_first); });
     });
     return;
   }
   EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {
-    with_binary<scalar_t>(op, [&](auto f) {
-      run_scalar<scalar_t>(out, a, f, cast_value<scalar_t>(s), scalar_first);
-    });
+    with_binary<scalar_t>(
+        op, [&](auto f) { run_scalar<scalar_t>(out, a, f, cast_value<scalar_t>(s), scalar_first); });
   });
 }
 

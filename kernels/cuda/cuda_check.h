@@ -16,9 +16,9 @@ namespace ember::cuda_detail {
 
 }  // namespace ember::cuda_detail
 
-#define EMBER_CUDA_CHECK(call)                                                        \
-  do {                                                                                \
-    const cudaError_t ember_err = (call);                                             \
-    if (ember_err != cudaSuccess)                                                     \
-      ::ember::cuda_detail::throw_cuda_error(ember_err, #call, __FILE__, __LINE__);   \
+#define EMBER_CUDA_CHECK(call)                                                      \
+  do {                                                                              \
+    const cudaError_t ember_err = (call);                                           \
+    if (ember_err != cudaSuccess)                                                   \
+      ::ember::cuda_detail::throw_cuda_error(ember_err, #call, __FILE__, __LINE__); \
   } while (0)

@@ -133,7 +133,20 @@ void raise_pending_index_errors(int device) {
   raise<IndexError>(c.op, ": index ", h.value, " is out of range for dim ", c.dim, " of size ", h.limit);
 }
 
-std::string versions() {
+void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
+  raise<CudaError>(call, " failed: ", EMBER_CUBLAS(cublasGetStatusString)(status), " (", file, ":", line,
+                   ")");
+}
+
+void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
+  raise<CudaError>(call, " failed: ", cudnnGetErrorString(status), " (", file, ":", line, ")");
+}
+
+}  // namespace ember::cuda_detail
+
+namespace ember {
+
+std::string CudaBackend::versions() {
 #if defined(EMBER_CUDA_EMULATED)
   return emulation::describe();
 #else
@@ -151,18 +164,10 @@ std::string versions() {
     blas = e.what();
   }
   const size_t dnn = cudnnGetVersion();
-  return detail::concat("CUDA runtime ", runtime / 1000, ".", runtime % 1000 / 10, ", driver ", driver / 1000, ".",
-                        driver % 1000 / 10, ", cuBLAS ", blas, ", cuDNN ",
-                        dnn / 10000, ".", dnn % 10000 / 100, ".", dnn % 100);
+  return detail::concat("CUDA runtime ", runtime / 1000, ".", runtime % 1000 / 10, ", driver ", driver / 1000,
+                        ".", driver % 1000 / 10, ", cuBLAS ", blas, ", cuDNN ", dnn / 10000, ".",
+                        dnn % 10000 / 100, ".", dnn % 100);
 #endif
 }
 
-void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-  raise<CudaError>(call, " failed: ", EMBER_CUBLAS(cublasGetStatusString)(status), " (", file, ":", line, ")");
-}
-
-void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line) {
-  raise<CudaError>(call, " failed: ", cudnnGetErrorString(status), " (", file, ":", line, ")");
-}
-
-}  // namespace ember::cuda_detail
+}  // namespace ember

@@ -4,9 +4,9 @@
 // raise, and checked-call macros for the three libraries. Host code only (.cpp and .cu).
 #include <cublas_v2.h>
 
-#include "ember/kernels/cuda/cublas_loader.h"
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
+#include "ember/kernels/cuda/cublas_loader.h"
 
 #include <cstdint>
 #include <string>
@@ -44,25 +44,23 @@ int register_index_check(int device, const char* op, IndexKind kind, int dim, In
 /// After a synchronisation: raises IndexError when a kernel reported a bad index.
 void raise_pending_index_errors(int device);
 
-[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file,
-                                     int line);
-[[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file,
-                                    int line);
+[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
+[[noreturn]] void throw_cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line);
 
 }  // namespace ember::cuda_detail
 
-#define EMBER_CUBLAS_CHECK(call)                                                           \
-  do {                                                                                     \
-    const cublasStatus_t ember_status = (call);                                            \
-    if (ember_status != CUBLAS_STATUS_SUCCESS)                                             \
-      ::ember::cuda_detail::throw_cublas_error(ember_status, #call, __FILE__, __LINE__);   \
+#define EMBER_CUBLAS_CHECK(call)                                                         \
+  do {                                                                                   \
+    const cublasStatus_t ember_status = (call);                                          \
+    if (ember_status != CUBLAS_STATUS_SUCCESS)                                           \
+      ::ember::cuda_detail::throw_cublas_error(ember_status, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define EMBER_CUDNN_CHECK(call)                                                            \
-  do {                                                                                     \
-    const cudnnStatus_t ember_status = (call);                                             \
-    if (ember_status != CUDNN_STATUS_SUCCESS)                                              \
-      ::ember::cuda_detail::throw_cudnn_error(ember_status, #call, __FILE__, __LINE__);    \
+#define EMBER_CUDNN_CHECK(call)                                                         \
+  do {                                                                                  \
+    const cudnnStatus_t ember_status = (call);                                          \
+    if (ember_status != CUDNN_STATUS_SUCCESS)                                           \
+      ::ember::cuda_detail::throw_cudnn_error(ember_status, #call, __FILE__, __LINE__); \
   } while (0)
 
 /// After every kernel launch: a bad configuration now, or an earlier asynchronous error.

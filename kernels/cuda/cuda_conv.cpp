@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "ember/core/cuda.h"
 #include "ember/kernels/cuda/conv_algo_cache.h"
 #include "ember/kernels/cuda/cuda_allocator.h"
 #include "ember/kernels/cuda/cuda_backend.h"
@@ -50,9 +49,16 @@ struct Problem {
   cuda_detail::ConvDesc cd;
 
   Problem(const Tensor& input, const Tensor& weight, const Tensor& output, const Conv2dParams& params)
-      : dtype(input.dtype()), dev(input.device().index), x(nchw(input)), y(nchw(output)),
-        k(weight.size(0)), r(weight.size(2)), s(weight.size(3)), p(params),
-        xd(dtype, x.n, x.c, x.h, x.w, "conv2d"), yd(dtype, y.n, y.c, y.h, y.w, "conv2d"),
+      : dtype(input.dtype()),
+        dev(input.device().index),
+        x(nchw(input)),
+        y(nchw(output)),
+        k(weight.size(0)),
+        r(weight.size(2)),
+        s(weight.size(3)),
+        p(params),
+        xd(dtype, x.n, x.c, x.h, x.w, "conv2d"),
+        yd(dtype, y.n, y.c, y.h, y.w, "conv2d"),
         wd(dtype, k, x.c, r, s, "conv2d") {
     using cuda_detail::to_int;
     EMBER_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(
@@ -62,7 +68,7 @@ struct Problem {
     EMBER_CUDNN_CHECK(cudnnSetConvolutionMathType(cd.d, base_math()));
   }
 
-  bool tf32() const { return dtype == kFloat32 && cuda::allow_tf32(); }
+  bool tf32() const { return dtype == kFloat32 && backend_settings().allow_tf32; }
   // FMA_MATH never uses tensor cores, so float32 stays full precision; DEFAULT_MATH lets
   // cuDNN use TF32 on Ampere and later.
   cudnnMathType_t base_math() const { return tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH; }
@@ -87,7 +93,7 @@ struct Problem {
     key.dilation_h = p.dilation_h;
     key.dilation_w = p.dilation_w;
     key.tf32 = tf32();
-    key.deterministic = cuda::deterministic();
+    key.deterministic = backend_settings().deterministic;
     return key;
   }
 
@@ -95,7 +101,7 @@ struct Problem {
   template <class Perf>
   bool acceptable(const Perf& perf, size_t workspace) const {
     if (perf.status != CUDNN_STATUS_SUCCESS || perf.memory > workspace) return false;
-    if (cuda::deterministic() && perf.determinism != CUDNN_DETERMINISTIC) return false;
+    if (backend_settings().deterministic && perf.determinism != CUDNN_DETERMINISTIC) return false;
     if (!tf32() && dtype == kFloat32 && perf.mathType != CUDNN_FMA_MATH) return false;
     return true;
   }
@@ -122,8 +128,9 @@ struct Problem {
   // Picks from the search's results (fastest first), then from the heuristics' list; none
   // when neither has one the switches accept (the caller then takes the fallback).
   template <class Perf>
-  std::optional<ConvChoice> pick(const std::vector<Perf>& found, int n_found, const std::vector<Perf>& suggested,
-                                 int n_suggested, size_t workspace) const {
+  std::optional<ConvChoice> pick(const std::vector<Perf>& found, int n_found,
+                                 const std::vector<Perf>& suggested, int n_suggested,
+                                 size_t workspace) const {
     for (const auto& [list, n] : {std::pair{&found, n_found}, std::pair{&suggested, n_suggested}})
       for (int i = 0; i < n; ++i) {
         const Perf& perf = (*list)[static_cast<size_t>(i)];
@@ -156,17 +163,18 @@ struct Forward {
   static constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
   static constexpr int kFallback = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;  // any problem, no workspace
   static void heuristics(cudnnHandle_t h, const Problem& pr, int* n, Perf* perf) {
-    EMBER_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, pr.xd.d, pr.wd.d, pr.cd.d, pr.yd.d, kCount, n, perf));
+    EMBER_CUDNN_CHECK(
+        cudnnGetConvolutionForwardAlgorithm_v7(h, pr.xd.d, pr.wd.d, pr.cd.d, pr.yd.d, kCount, n, perf));
   }
   static void find(cudnnHandle_t h, const Problem& pr, const Buffers& b, int* n, Perf* perf,
                    cuda_detail::DeviceBuffer& ws) {
-    EMBER_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, pr.xd.d, b.x, pr.wd.d, b.w, pr.cd.d, pr.yd.d, b.y,
-                                                             kCount, n, perf, ws.get(), ws.size()));
+    EMBER_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithmEx(h, pr.xd.d, b.x, pr.wd.d, b.w, pr.cd.d, pr.yd.d,
+                                                             b.y, kCount, n, perf, ws.get(), ws.size()));
   }
   static size_t workspace(cudnnHandle_t h, const Problem& pr, int algo) {
     size_t size = 0;
-    EMBER_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(h, pr.xd.d, pr.wd.d, pr.cd.d, pr.yd.d,
-                                                              static_cast<cudnnConvolutionFwdAlgo_t>(algo), &size));
+    EMBER_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(
+        h, pr.xd.d, pr.wd.d, pr.cd.d, pr.yd.d, static_cast<cudnnConvolutionFwdAlgo_t>(algo), &size));
     return size;
   }
 };
@@ -182,8 +190,8 @@ struct BackwardData {
   }
   static void find(cudnnHandle_t h, const Problem& pr, const Buffers& b, int* n, Perf* perf,
                    cuda_detail::DeviceBuffer& ws) {
-    EMBER_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, pr.wd.d, b.w, pr.yd.d, b.y, pr.cd.d, pr.xd.d,
-                                                                  b.x, kCount, n, perf, ws.get(), ws.size()));
+    EMBER_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithmEx(
+        h, pr.wd.d, b.w, pr.yd.d, b.y, pr.cd.d, pr.xd.d, b.x, kCount, n, perf, ws.get(), ws.size()));
   }
   static size_t workspace(cudnnHandle_t h, const Problem& pr, int algo) {
     size_t size = 0;
@@ -199,13 +207,13 @@ struct BackwardFilter {
   static constexpr int kCount = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
   static constexpr int kFallback = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;  // deterministic, any problem
   static void heuristics(cudnnHandle_t h, const Problem& pr, int* n, Perf* perf) {
-    EMBER_CUDNN_CHECK(
-        cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, pr.xd.d, pr.yd.d, pr.cd.d, pr.wd.d, kCount, n, perf));
+    EMBER_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, pr.xd.d, pr.yd.d, pr.cd.d, pr.wd.d,
+                                                                    kCount, n, perf));
   }
   static void find(cudnnHandle_t h, const Problem& pr, const Buffers& b, int* n, Perf* perf,
                    cuda_detail::DeviceBuffer& ws) {
-    EMBER_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, pr.xd.d, b.x, pr.yd.d, b.y, pr.cd.d, pr.wd.d,
-                                                                    b.w, kCount, n, perf, ws.get(), ws.size()));
+    EMBER_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+        h, pr.xd.d, b.x, pr.yd.d, b.y, pr.cd.d, pr.wd.d, b.w, kCount, n, perf, ws.get(), ws.size()));
   }
   static size_t workspace(cudnnHandle_t h, const Problem& pr, int algo) {
     size_t size = 0;
@@ -233,7 +241,8 @@ ConvChoice choose(cudnnHandle_t h, const Problem& pr, const Buffers& b) {
   // The fallback's workspace is asked for only when it is the one used.
   std::optional<ConvChoice> picked = pr.pick(found, n_found, suggested, n_suggested, searched_with);
   const ConvChoice choice =
-      picked ? *picked : ConvChoice{D::kFallback, static_cast<int>(CUDNN_FMA_MATH), D::workspace(h, pr, D::kFallback)};
+      picked ? *picked
+             : ConvChoice{D::kFallback, static_cast<int>(CUDNN_FMA_MATH), D::workspace(h, pr, D::kFallback)};
   algo_cache().insert(key, choice);
   return choice;
 }
@@ -252,19 +261,19 @@ void CudaBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& w
   pr.run_with(choice, [&](void* ws, size_t ws_size) {
     EMBER_CUDNN_CHECK(cudnnConvolutionForward(h, one.get(pr.dtype), pr.xd.d, input.raw_data(), pr.wd.d,
                                               weight.raw_data(), pr.cd.d,
-                                              static_cast<cudnnConvolutionFwdAlgo_t>(choice.algo), ws, ws_size,
-                                              zero.get(pr.dtype), pr.yd.d, out.raw_data()));
+                                              static_cast<cudnnConvolutionFwdAlgo_t>(choice.algo), ws,
+                                              ws_size, zero.get(pr.dtype), pr.yd.d, out.raw_data()));
   });
   if (bias.defined()) {
     const Tensor b = contiguous(bias);
     cuda_detail::TensorDesc bd(pr.dtype, 1, pr.y.c, 1, 1, "conv2d");
-    EMBER_CUDNN_CHECK(cudnnAddTensor(h, one.get(pr.dtype), bd.d, b.raw_data(), one.get(pr.dtype), pr.yd.d,
-                                     out.raw_data()));
+    EMBER_CUDNN_CHECK(
+        cudnnAddTensor(h, one.get(pr.dtype), bd.d, b.raw_data(), one.get(pr.dtype), pr.yd.d, out.raw_data()));
   }
 }
 
-void CudaBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
-                                        const Conv2dParams& p) {
+void CudaBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out,
+                                        const Tensor& weight, const Conv2dParams& p) {
   if (grad_input.numel() == 0) return;
   const int dev = grad_input.device().index;
   CudaDeviceGuard guard(dev);
@@ -278,15 +287,15 @@ void CudaBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& 
       choose<BackwardData>(h, pr, {grad_input.raw_data(), weight.raw_data(), grad_out.raw_data()});
   const cuda_detail::Scaling one(1.0), zero(0.0);
   pr.run_with(choice, [&](void* ws, size_t ws_size) {
-    EMBER_CUDNN_CHECK(cudnnConvolutionBackwardData(h, one.get(pr.dtype), pr.wd.d, weight.raw_data(), pr.yd.d,
-                                                   grad_out.raw_data(), pr.cd.d,
-                                                   static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algo), ws,
-                                                   ws_size, zero.get(pr.dtype), pr.xd.d, grad_input.raw_data()));
+    EMBER_CUDNN_CHECK(cudnnConvolutionBackwardData(
+        h, one.get(pr.dtype), pr.wd.d, weight.raw_data(), pr.yd.d, grad_out.raw_data(), pr.cd.d,
+        static_cast<cudnnConvolutionBwdDataAlgo_t>(choice.algo), ws, ws_size, zero.get(pr.dtype), pr.xd.d,
+        grad_input.raw_data()));
   });
 }
 
-void CudaBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias, const Tensor& grad_out,
-                                         const Tensor& input, const Conv2dParams& p) {
+void CudaBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
+                                         const Tensor& grad_out, const Tensor& input, const Conv2dParams& p) {
   const int dev = grad_weight.device().index;
   CudaDeviceGuard guard(dev);
   if (grad_out.numel() == 0 || input.numel() == 0) {
@@ -301,11 +310,10 @@ void CudaBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor
     const ConvChoice choice =
         choose<BackwardFilter>(h, pr, {input.raw_data(), grad_weight.raw_data(), grad_out.raw_data()});
     pr.run_with(choice, [&](void* ws, size_t ws_size) {
-      EMBER_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, one.get(pr.dtype), pr.xd.d, input.raw_data(), pr.yd.d,
-                                                       grad_out.raw_data(), pr.cd.d,
-                                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(choice.algo),
-                                                       ws, ws_size, zero.get(pr.dtype), pr.wd.d,
-                                                       grad_weight.raw_data()));
+      EMBER_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
+          h, one.get(pr.dtype), pr.xd.d, input.raw_data(), pr.yd.d, grad_out.raw_data(), pr.cd.d,
+          static_cast<cudnnConvolutionBwdFilterAlgo_t>(choice.algo), ws, ws_size, zero.get(pr.dtype), pr.wd.d,
+          grad_weight.raw_data()));
     });
   }
   if (grad_bias.defined() && grad_bias.numel()) {

@@ -7,15 +7,18 @@ namespace {
 
 template <class To>
 struct CastTo {
-  template <class T> EMBER_HD To operator()(T x) const { return cast_value<To>(x); }
+  template <class T>
+  EMBER_HD To operator()(T x) const {
+    return cast_value<To>(x);
+  }
 };
 
 // ---------------------------------------------------------------------------------------
 // kernels
 
 template <class T>
-__global__ void where_kernel(T* o, const bool* c, const T* a, const T* b,
-                             OffsetCalculator<4> calc, int64_t n) {
+__global__ void where_kernel(T* o, const bool* c, const T* a, const T* b, OffsetCalculator<4> calc,
+                             int64_t n) {
   for (int64_t i = cuda_detail::global_thread(); i < n; i += cuda_detail::grid_stride()) {
     int64_t off[4];
     calc.get(i, off);
@@ -41,9 +44,8 @@ void CudaBackend::copy(const Tensor& dst, const Tensor& src) {
   }
   EMBER_DISPATCH_ALL(dst.dtype(), "copy", [&] {
     using To = scalar_t;
-    EMBER_DISPATCH_ALL(src.dtype(), "copy", [&] {
-      cuda_detail::launch_map1<To, scalar_t>(dst, src, CastTo<To>{});
-    });
+    EMBER_DISPATCH_ALL(src.dtype(), "copy",
+                       [&] { cuda_detail::launch_map1<To, scalar_t>(dst, src, CastTo<To>{}); });
   });
 }
 
@@ -52,11 +54,13 @@ void CudaBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, 
   if (n == 0) return;
   const int dev = out.device().index;
   CudaDeviceGuard guard(dev);
-  const auto calc = plan_offsets<4>(out.shape(), {&out.strides(), &cond.strides(), &a.strides(), &b.strides()});
+  const auto calc =
+      plan_offsets<4>(out.shape(), {&out.strides(), &cond.strides(), &a.strides(), &b.strides()});
   EMBER_DISPATCH_ALL(out.dtype(), "where", [&] {
-    EMBER_LAUNCH(where_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev),
-                 static_cast<scalar_t*>(out.raw_data()), static_cast<const bool*>(cond.raw_data()),
-                 static_cast<const scalar_t*>(a.raw_data()), static_cast<const scalar_t*>(b.raw_data()), calc, n);
+    EMBER_LAUNCH(where_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0,
+                 cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()),
+                 static_cast<const bool*>(cond.raw_data()), static_cast<const scalar_t*>(a.raw_data()),
+                 static_cast<const scalar_t*>(b.raw_data()), calc, n);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

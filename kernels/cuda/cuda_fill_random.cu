@@ -20,8 +20,7 @@ __global__ void fill_kernel(T* o, int64_t n, T v) {
   for (int k = 0; k < V; ++k) vv.v[k] = v;
   for (int64_t i = cuda_detail::global_thread(); i < nvec; i += cuda_detail::grid_stride())
     reinterpret_cast<cuda_detail::Vec<T, V>*>(o)[i] = vv;
-  for (int64_t i = nvec * V + cuda_detail::global_thread(); i < n; i += cuda_detail::grid_stride())
-    o[i] = v;
+  for (int64_t i = nvec * V + cuda_detail::global_thread(); i < n; i += cuda_detail::grid_stride()) o[i] = v;
 }
 
 template <class T>
@@ -36,8 +35,8 @@ __global__ void arange_kernel(T* o, int64_t n, double start, double step) {
 }
 
 template <class T>
-__global__ void random_kernel(T* o, int64_t n, RandomKind kind, double a, double b,
-                              uint64_t range, uint64_t seed, uint64_t offset) {
+__global__ void random_kernel(T* o, int64_t n, RandomKind kind, double a, double b, uint64_t range,
+                              uint64_t seed, uint64_t offset) {
   const int64_t groups = (n + 3) / 4;
   for (int64_t g = cuda_detail::global_thread(); g < groups; g += cuda_detail::grid_stride()) {
     const philox::Words r = philox::draw(offset + static_cast<uint64_t>(g), seed);
@@ -63,9 +62,11 @@ void CudaBackend::fill(const Tensor& out, double value) {
     scalar_t* o = static_cast<scalar_t*>(out.raw_data());
     const auto v = cast_value<scalar_t>(value);
     if (cuda_detail::aligned_for<4>(o, sizeof(scalar_t)))
-      EMBER_LAUNCH(fill_kernel, cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0, s, o, n, v);
+      EMBER_LAUNCH(fill_kernel, cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0, s, o, n,
+                   v);
     else
-      EMBER_LAUNCH(fill_unaligned_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, s, o, n, v);
+      EMBER_LAUNCH(fill_unaligned_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, s, o, n,
+                   v);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }
@@ -76,8 +77,8 @@ void CudaBackend::arange(const Tensor& out, double start, double step) {
   const int dev = out.device().index;
   CudaDeviceGuard guard(dev);
   EMBER_DISPATCH_NUMERIC(out.dtype(), "arange", [&] {
-    EMBER_LAUNCH(arange_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev),
-                 static_cast<scalar_t*>(out.raw_data()), n, start, step);
+    EMBER_LAUNCH(arange_kernel, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0,
+                 cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()), n, start, step);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }
@@ -91,7 +92,8 @@ void CudaBackend::random(const Tensor& out, RandomKind kind, double a, double b,
   const uint64_t range = kind == RandomKind::Integer ? static_cast<uint64_t>(b - a) : 0;
   EMBER_DISPATCH_NUMERIC(out.dtype(), "random", [&] {
     EMBER_LAUNCH(random_kernel, cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0,
-                 cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()), n, kind, a, b, range, seed, offset);
+                 cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()), n, kind, a, b, range, seed,
+                 offset);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

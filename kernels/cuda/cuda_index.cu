@@ -52,14 +52,16 @@ __global__ void index_kernel(T* indexed, T* plain, const int64_t* index, OffsetC
       continue;
     }
     T* at = indexed + off[0] + v * dim_stride;
-    if constexpr (kAdd) atomic_add(at, plain[off[2]]);
-    else plain[off[2]] = *at;
+    if constexpr (kAdd)
+      atomic_add(at, plain[off[2]]);
+    else
+      plain[off[2]] = *at;
   }
 }
 
 // Only checks the indices (nothing to move: the output is empty), as the CPU does.
-__global__ void check_index_kernel(const int64_t* index, int64_t n, int64_t stride, int64_t limit, IndexFlag* flag,
-                                   int code) {
+__global__ void check_index_kernel(const int64_t* index, int64_t n, int64_t stride, int64_t limit,
+                                   IndexFlag* flag, int code) {
   for (int64_t i = global_thread(); i < n; i += grid_stride()) {
     const int64_t v = index[i * stride];
     if (v < 0 || v >= limit) cuda_detail::report_bad_index(flag, code, v, limit);
@@ -85,10 +87,10 @@ void launch_index(const char* op, const Tensor& indexed, const Tensor& plain, co
   const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Index, dim, &flag);
   auto run = [&](auto zero) {
     using T = decltype(zero);
-    EMBER_LAUNCH(index_kernel<kAdd>, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0, cuda_detail::stream(dev),
-                 static_cast<T*>(indexed.raw_data()), static_cast<T*>(plain.raw_data()),
-                 static_cast<const int64_t*>(index.raw_data()), calc, n, indexed.size(dim), indexed.stride(dim), flag,
-                 code);
+    EMBER_LAUNCH(index_kernel<kAdd>, cuda_detail::grid_for(n, dev), cuda_detail::kThreads, 0,
+                 cuda_detail::stream(dev), static_cast<T*>(indexed.raw_data()),
+                 static_cast<T*>(plain.raw_data()), static_cast<const int64_t*>(index.raw_data()), calc, n,
+                 indexed.size(dim), indexed.stride(dim), flag, code);
     EMBER_CUDA_LAUNCH_CHECK();
   };
   if constexpr (kAdd)
@@ -106,7 +108,8 @@ Shape along(const Tensor& index, size_t ndim, int dim) {
 
 }  // namespace
 
-void CudaBackend::index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index, const char* op) {
+void CudaBackend::index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
+                               const char* op) {
   if (out.numel() == 0 && index.numel() > 0) {
     const int dev = out.device().index;
     CudaDeviceGuard guard(dev);
@@ -118,7 +121,8 @@ void CudaBackend::index_select(const Tensor& out, const Tensor& in, int dim, con
     EMBER_CUDA_LAUNCH_CHECK();
     return;
   }
-  launch_index<false>(op, in, out, index, out.shape(), along(index, out.shape().size(), dim), out.strides(), dim);
+  launch_index<false>(op, in, out, index, out.shape(), along(index, out.shape().size(), dim), out.strides(),
+                      dim);
 }
 
 void CudaBackend::index_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src) {

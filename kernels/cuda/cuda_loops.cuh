@@ -29,9 +29,7 @@ inline unsigned grid_for(int64_t n, int device, int threads = kThreads) {
 __device__ __forceinline__ int64_t global_thread() {
   return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 }
-__device__ __forceinline__ int64_t grid_stride() {
-  return static_cast<int64_t>(gridDim.x) * blockDim.x;
-}
+__device__ __forceinline__ int64_t grid_stride() { return static_cast<int64_t>(gridDim.x) * blockDim.x; }
 
 __host__ __device__ __forceinline__ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -46,8 +44,7 @@ inline bool aligned_for(const void* p, size_t itemsize) {
 }
 
 /// Reports a bad index or target: the first reporter wins and records what it saw.
-__device__ __forceinline__ void report_bad_index(IndexFlag* flag, int code, int64_t value,
-                                                 int64_t limit) {
+__device__ __forceinline__ void report_bad_index(IndexFlag* flag, int code, int64_t value, int64_t limit) {
   if (atomicCAS(&flag->code, 0, code) == 0) {
     flag->value = static_cast<long long>(value);
     flag->limit = static_cast<long long>(limit);
@@ -68,8 +65,7 @@ __global__ void map1_contiguous_kernel(To* o, const Ti* x, int64_t n, F f) {
     for (int k = 0; k < V; ++k) ov.v[k] = static_cast<To>(f(xv.v[k]));
     reinterpret_cast<Vec<To, V>*>(o)[i] = ov;
   }
-  for (int64_t i = nvec * V + global_thread(); i < n; i += grid_stride())
-    o[i] = static_cast<To>(f(x[i]));
+  for (int64_t i = nvec * V + global_thread(); i < n; i += grid_stride()) o[i] = static_cast<To>(f(x[i]));
 }
 
 // out at calc offset 0, x at calc offset 1 (the output may be strided too: copy).
@@ -98,8 +94,8 @@ __global__ void map2_contiguous_kernel(To* o, const Ta* a, const Tb* b, int64_t 
 }
 
 template <class To, class Ta, class Tb, class F>
-__global__ void map2_strided_kernel(To* o, const Ta* a, const Tb* b, OffsetCalculator<3> calc,
-                                    int64_t n, F f) {
+__global__ void map2_strided_kernel(To* o, const Ta* a, const Tb* b, OffsetCalculator<3> calc, int64_t n,
+                                    F f) {
   for (int64_t i = global_thread(); i < n; i += grid_stride()) {
     int64_t off[3];
     calc.get(i, off);

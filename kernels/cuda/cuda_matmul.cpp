@@ -5,7 +5,6 @@
 // first, the product then accumulating onto it (beta = 1). Full FP32 unless TF32 is on.
 #include <climits>
 
-#include "ember/core/cuda.h"
 #include "ember/kernels/cuda/cuda_backend.h"
 #include "ember/kernels/cuda/cuda_context.h"
 #include "ember/kernels/cuda/gemm_layout.h"
@@ -31,8 +30,7 @@ void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_
   const int dev = out.device().index;
   CudaDeviceGuard guard(dev);
 
-  if (bias.defined())
-    copy(out, detail::make_view(bias, {B, M, N}, {0, 0, bias.stride(0)}, bias.offset()));
+  if (bias.defined()) copy(out, detail::make_view(bias, {B, M, N}, {0, 0, bias.stride(0)}, bias.offset()));
   if (K == 0) {
     if (!bias.defined()) fill(out, 0.0);
     return;
@@ -59,21 +57,22 @@ void CudaBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_
   const bool is_float = dt == kFloat32;
   const cudaDataType_t type = is_float ? CUDA_R_32F : CUDA_R_64F;
   const cublasComputeType_t compute =
-      is_float ? (cuda::allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F) : CUBLAS_COMPUTE_64F;
+      is_float ? (backend_settings().allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F)
+               : CUBLAS_COMPUTE_64F;
   const float alpha_f = 1.0f, beta_f = bias.defined() ? 1.0f : 0.0f;
   const double alpha_d = 1.0, beta_d = bias.defined() ? 1.0 : 0.0;
   const void* alpha = is_float ? static_cast<const void*>(&alpha_f) : &alpha_d;
   const void* beta = is_float ? static_cast<const void*>(&beta_f) : &beta_d;
 
   using GemmStridedBatchedEx = cublasStatus_t (*)(
-      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*, cudaDataType,
-      int, long long, const void*, cudaDataType, int, long long, const void*, void*, cudaDataType, int, long long,
-      int, cublasComputeType_t, cublasGemmAlgo_t);
+      cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void*, const void*,
+      cudaDataType, int, long long, const void*, cudaDataType, int, long long, const void*, void*,
+      cudaDataType, int, long long, int, cublasComputeType_t, cublasGemmAlgo_t);
   EMBER_CUBLAS_CHECK(EMBER_CUBLAS_AS(cublasGemmStridedBatchedEx, GemmStridedBatchedEx)(
       cuda_detail::cublas(dev), op_of(p.trans_first), op_of(p.trans_second), to_blas_int(p.m),
       to_blas_int(p.n), to_blas_int(p.k), alpha, b.raw_data(), type, to_blas_int(p.ld_first), stride_b,
-      a.raw_data(), type, to_blas_int(p.ld_second), stride_a, beta, out.raw_data(), type,
-      to_blas_int(p.ldc), stride_c, to_blas_int(B), compute, CUBLAS_GEMM_DEFAULT));
+      a.raw_data(), type, to_blas_int(p.ld_second), stride_a, beta, out.raw_data(), type, to_blas_int(p.ldc),
+      stride_c, to_blas_int(B), compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace ember

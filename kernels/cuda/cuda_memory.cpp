@@ -85,8 +85,8 @@ void stream_wait(int waiter, int signaller) {
 void CudaBackend::copy_from_host(void* dst, const void* src, size_t nbytes, Device dst_device) {
   CudaDeviceGuard guard(dst_device.index);
   // From pageable memory this returns once the source is staged, so the caller may free it.
-  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice,
-                                   cuda_detail::stream(dst_device.index)));
+  EMBER_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, cuda_detail::stream(dst_device.index)));
 }
 
 void CudaBackend::copy_to_host(void* dst, const void* src, size_t nbytes, Device src_device) {
@@ -97,12 +97,12 @@ void CudaBackend::copy_to_host(void* dst, const void* src, size_t nbytes, Device
   cuda_detail::raise_pending_index_errors(src_device.index);
 }
 
-void CudaBackend::copy_between_devices(void* dst, Device dst_device, const void* src,
-                                       Device src_device, size_t nbytes) {
+void CudaBackend::copy_between_devices(void* dst, Device dst_device, const void* src, Device src_device,
+                                       size_t nbytes) {
   if (dst_device == src_device) {
     CudaDeviceGuard guard(dst_device.index);
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice,
-                                     cuda_detail::stream(dst_device.index)));
+    EMBER_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToDevice, cuda_detail::stream(dst_device.index)));
     return;
   }
   const int from = src_device.index, to = dst_device.index;

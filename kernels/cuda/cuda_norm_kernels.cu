@@ -40,15 +40,16 @@ __global__ void inference_stats_kernel(T* save_mean, T* save_invstd, const T* rm
 }
 
 template <class T>
-__global__ void train_stats_kernel(T* save_mean, T* save_invstd, T* rm, T* rv, const T* x, int64_t n, int64_t c,
-                                   int64_t rest, double momentum, double eps) {
+__global__ void train_stats_kernel(T* save_mean, T* save_invstd, T* rm, T* rv, const T* x, int64_t n,
+                                   int64_t c, int64_t rest, double momentum, double eps) {
   using Reduce = cub::BlockReduce<double, kThreads>;
   __shared__ typename Reduce::TempStorage temp;
   __shared__ double mean_of_block;
   const int64_t m = n * rest;
   for (int64_t ch = blockIdx.x; ch < c; ch += gridDim.x) {
     double s = 0;
-    for (int64_t e = threadIdx.x; e < m; e += blockDim.x) s += static_cast<double>(x[channel_element(e, ch, c, rest)]);
+    for (int64_t e = threadIdx.x; e < m; e += blockDim.x)
+      s += static_cast<double>(x[channel_element(e, ch, c, rest)]);
     const double sum = Reduce(temp).Reduce(s, AddDouble());
     if (threadIdx.x == 0) mean_of_block = sum / static_cast<double>(m);
     __syncthreads();
@@ -73,8 +74,8 @@ __global__ void train_stats_kernel(T* save_mean, T* save_invstd, T* rm, T* rv, c
 }
 
 template <class T>
-__global__ void normalize_kernel(T* out, const T* x, const T* w, const T* b, const T* mean, const T* invstd, int64_t c,
-                                 int64_t rest, int64_t total) {
+__global__ void normalize_kernel(T* out, const T* x, const T* w, const T* b, const T* mean, const T* invstd,
+                                 int64_t c, int64_t rest, int64_t total) {
   for (int64_t i = global_thread(); i < total; i += grid_stride()) {
     const int64_t ch = (i / rest) % c;
     out[i] = (x[i] - mean[ch]) * invstd[ch] * (w ? w[ch] : T(1)) + (b ? b[ch] : T(0));
@@ -108,11 +109,13 @@ __global__ void backward_kernel(T* gi, T* gw, T* gb, const T* go, const T* x, co
     }
     __syncthreads();
     if (gi && training) {
-      const double mean_g = sums_of_block.g / static_cast<double>(m), mean_gx = sums_of_block.gx / static_cast<double>(m);
+      const double mean_g = sums_of_block.g / static_cast<double>(m),
+                   mean_gx = sums_of_block.gx / static_cast<double>(m);
       for (int64_t e = threadIdx.x; e < m; e += blockDim.x) {
         const int64_t i = channel_element(e, ch, c, rest);
         const double xhat = static_cast<double>((x[i] - mu) * is);
-        gi[i] = static_cast<T>(static_cast<double>(scale) * (static_cast<double>(go[i]) - mean_g - xhat * mean_gx));
+        gi[i] = static_cast<T>(static_cast<double>(scale) *
+                               (static_cast<double>(go[i]) - mean_g - xhat * mean_gx));
       }
     }
     __syncthreads();
@@ -129,14 +132,15 @@ T* ptr_or_null(const Tensor& t) {
 // ---------------------------------------------------------------------------------------
 // launchers
 
-void batch_norm_inference_stats(const Tensor& save_mean, const Tensor& save_invstd, const Tensor& running_mean,
-                                const Tensor& running_var, double eps) {
+void batch_norm_inference_stats(const Tensor& save_mean, const Tensor& save_invstd,
+                                const Tensor& running_mean, const Tensor& running_var, double eps) {
   const int64_t c = running_mean.numel();
   if (c == 0) return;
   const int dev = running_mean.device().index;
   EMBER_DISPATCH_FLOATING(running_mean.dtype(), "batch_norm", [&] {
-    EMBER_LAUNCH(inference_stats_kernel, grid_for(c, dev), kThreads, 0, stream(dev), ptr_or_null<scalar_t>(save_mean),
-                 ptr_or_null<scalar_t>(save_invstd), static_cast<const scalar_t*>(running_mean.raw_data()),
+    EMBER_LAUNCH(inference_stats_kernel, grid_for(c, dev), kThreads, 0, stream(dev),
+                 ptr_or_null<scalar_t>(save_mean), ptr_or_null<scalar_t>(save_invstd),
+                 static_cast<const scalar_t*>(running_mean.raw_data()),
                  static_cast<const scalar_t*>(running_var.raw_data()), c, eps);
     EMBER_CUDA_LAUNCH_CHECK();
   });
@@ -144,12 +148,14 @@ void batch_norm_inference_stats(const Tensor& save_mean, const Tensor& save_invs
 
 namespace {
 // One block per channel, at most 8 per multiprocessor.
-unsigned channel_grid(int64_t c, int dev) { return static_cast<unsigned>(min64(c, int64_t(sm_count(dev)) * 8)); }
+unsigned channel_grid(int64_t c, int dev) {
+  return static_cast<unsigned>(min64(c, int64_t(sm_count(dev)) * 8));
+}
 }  // namespace
 
 void batch_norm_train_stats(const Tensor& save_mean, const Tensor& save_invstd, const Tensor& running_mean,
-                            const Tensor& running_var, const Tensor& input, int64_t n, int64_t c, int64_t rest,
-                            double momentum, double eps) {
+                            const Tensor& running_var, const Tensor& input, int64_t n, int64_t c,
+                            int64_t rest, double momentum, double eps) {
   if (c == 0) return;
   const int dev = input.device().index;
   EMBER_DISPATCH_FLOATING(input.dtype(), "batch_norm", [&] {
@@ -170,22 +176,24 @@ void batch_norm_normalize(const Tensor& out, const Tensor& input, const Tensor& 
     EMBER_LAUNCH(normalize_kernel, grid_for(total, dev), kThreads, 0, stream(dev),
                  static_cast<scalar_t*>(out.raw_data()), static_cast<const scalar_t*>(input.raw_data()),
                  ptr_or_null<scalar_t>(weight), ptr_or_null<scalar_t>(bias),
-                 static_cast<const scalar_t*>(mean.raw_data()), static_cast<const scalar_t*>(invstd.raw_data()), c,
-                 rest, total);
+                 static_cast<const scalar_t*>(mean.raw_data()),
+                 static_cast<const scalar_t*>(invstd.raw_data()), c, rest, total);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }
 
 void batch_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
-                         const Tensor& grad_out, const Tensor& input, const Tensor& weight, const Tensor& mean,
-                         const Tensor& invstd, int64_t n, int64_t c, int64_t rest, bool training) {
+                         const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                         const Tensor& mean, const Tensor& invstd, int64_t n, int64_t c, int64_t rest,
+                         bool training) {
   if (c == 0) return;
   const int dev = input.device().index;
   EMBER_DISPATCH_FLOATING(input.dtype(), "batch_norm_backward", [&] {
-    EMBER_LAUNCH(backward_kernel, channel_grid(c, dev), kThreads, 0, stream(dev), ptr_or_null<scalar_t>(grad_input),
-                 ptr_or_null<scalar_t>(grad_weight), ptr_or_null<scalar_t>(grad_bias),
-                 static_cast<const scalar_t*>(grad_out.raw_data()), static_cast<const scalar_t*>(input.raw_data()),
-                 ptr_or_null<scalar_t>(weight), static_cast<const scalar_t*>(mean.raw_data()),
+    EMBER_LAUNCH(backward_kernel, channel_grid(c, dev), kThreads, 0, stream(dev),
+                 ptr_or_null<scalar_t>(grad_input), ptr_or_null<scalar_t>(grad_weight),
+                 ptr_or_null<scalar_t>(grad_bias), static_cast<const scalar_t*>(grad_out.raw_data()),
+                 static_cast<const scalar_t*>(input.raw_data()), ptr_or_null<scalar_t>(weight),
+                 static_cast<const scalar_t*>(mean.raw_data()),
                  static_cast<const scalar_t*>(invstd.raw_data()), n, c, rest, training);
     EMBER_CUDA_LAUNCH_CHECK();
   });

@@ -60,7 +60,8 @@ __global__ void sgd_kernel(TensorLists<T, 3> tl, SgdParams o) {
   T* p = tl.ptr[0][c.t];
   const T* g = tl.ptr[1][c.t];
   T* buf = tl.ptr[2][c.t];
-  for (int64_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) fn::sgd_update(p[i], g[i], buf ? buf + i : nullptr, o);
+  for (int64_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x)
+    fn::sgd_update(p[i], g[i], buf ? buf + i : nullptr, o);
 }
 
 // Lists: params, grads, exp_avg, exp_avg_sq.
@@ -71,7 +72,8 @@ __global__ void adam_kernel(TensorLists<T, 4> tl, AdamParams o, fn::AdamConstant
   const T* g = tl.ptr[1][c.t];
   T* m = tl.ptr[2][c.t];
   T* v = tl.ptr[3][c.t];
-  for (int64_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x) fn::adam_update(p[i], g[i], m[i], v[i], o, k);
+  for (int64_t i = c.lo + threadIdx.x; i < c.hi; i += blockDim.x)
+    fn::adam_update(p[i], g[i], m[i], v[i], o, k);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -83,11 +85,10 @@ struct Staged {
   std::vector<std::pair<Tensor, Tensor>> write_back;  // (original, stand-in)
 };
 
+// Backend::contiguous makes the stand-in; the ones the step writes are remembered.
 Tensor stage(CudaBackend& be, const Tensor& t, bool written, Staged& st) {
-  if (t.is_contiguous()) return t;
-  Tensor c = detail::make_empty(t.shape(), t.dtype(), t.device());
-  be.copy(c, t);
-  if (written) st.write_back.emplace_back(t, c);
+  Tensor c = be.contiguous(t);
+  if (written && !c.is_same(t)) st.write_back.emplace_back(t, c);
   return c;
 }
 
@@ -105,7 +106,8 @@ void for_each_chunk(const std::vector<std::array<Tensor, L>>& lists, const Launc
       nt = nb = 0;
     }
     int slot = nt++;
-    for (int k = 0; k < L; ++k) tl.ptr[k][slot] = row[k].defined() ? static_cast<T*>(row[k].raw_data()) : nullptr;
+    for (int k = 0; k < L; ++k)
+      tl.ptr[k][slot] = row[k].defined() ? static_cast<T*>(row[k].raw_data()) : nullptr;
     tl.size[slot] = n;
     const int64_t chunks = (n + kChunk - 1) / kChunk;
     for (int64_t c = 0; c < chunks; ++c) {

@@ -82,7 +82,8 @@ void max_pool2d_indices(const Tensor& indices, const Tensor& input, const PoolGe
   const int dev = indices.device().index;
   EMBER_DISPATCH_FLOATING(input.dtype(), "max_pool2d", [&] {
     EMBER_LAUNCH(max_pool_indices_kernel, grid_for(n, dev), kThreads, 0, stream(dev),
-                 static_cast<int64_t*>(indices.raw_data()), static_cast<const scalar_t*>(input.raw_data()), g, n);
+                 static_cast<int64_t*>(indices.raw_data()), static_cast<const scalar_t*>(input.raw_data()), g,
+                 n);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }
@@ -92,8 +93,8 @@ void avg_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const
   const int dev = grad_input.device().index;
   EMBER_DISPATCH_FLOATING(grad_input.dtype(), "avg_pool2d_backward", [&] {
     EMBER_LAUNCH(avg_pool_backward_kernel, grid_for(n, dev), kThreads, 0, stream(dev),
-                 static_cast<scalar_t*>(grad_input.raw_data()), static_cast<const scalar_t*>(grad_out.raw_data()), g,
-                 n);
+                 static_cast<scalar_t*>(grad_input.raw_data()),
+                 static_cast<const scalar_t*>(grad_out.raw_data()), g, n);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }
@@ -104,7 +105,8 @@ void max_pool2d_backward(const Tensor& grad_input, const Tensor& grad_out, const
   const int dev = grad_input.device().index;
   EMBER_DISPATCH_FLOATING(grad_input.dtype(), "max_pool2d_backward", [&] {
     EMBER_LAUNCH(max_pool_backward_kernel, grid_for(n, dev), kThreads, 0, stream(dev),
-                 static_cast<scalar_t*>(grad_input.raw_data()), static_cast<const scalar_t*>(grad_out.raw_data()),
+                 static_cast<scalar_t*>(grad_input.raw_data()),
+                 static_cast<const scalar_t*>(grad_out.raw_data()),
                  static_cast<const int64_t*>(indices.raw_data()), g, n);
     EMBER_CUDA_LAUNCH_CHECK();
   });

@@ -16,26 +16,44 @@
 namespace ember {
 namespace {
 
-using cuda_detail::grid_stride;
 using cuda_detail::global_thread;
+using cuda_detail::grid_stride;
 constexpr int kBlock = 256;
 
 // Sums: float accumulates in double, integers and bools in int64.
-template <class T> struct SumAcc { using type = int64_t; };
-template <> struct SumAcc<float> { using type = double; };
-template <> struct SumAcc<double> { using type = double; };
-
-struct SumOp {
-  template <class A> EMBER_HD A operator()(A a, A b) const { return a + b; }
+template <class T>
+struct SumAcc {
+  using type = int64_t;
+};
+template <>
+struct SumAcc<float> {
+  using type = double;
+};
+template <>
+struct SumAcc<double> {
+  using type = double;
 };
 
-template <class A> EMBER_HD A lowest_value() {
-  if constexpr (std::is_floating_point<A>::value) return -INFINITY;
-  else return std::numeric_limits<A>::lowest();
+struct SumOp {
+  template <class A>
+  EMBER_HD A operator()(A a, A b) const {
+    return a + b;
+  }
+};
+
+template <class A>
+EMBER_HD A lowest_value() {
+  if constexpr (std::is_floating_point<A>::value)
+    return -INFINITY;
+  else
+    return std::numeric_limits<A>::lowest();
 }
-template <class A> EMBER_HD A highest_value() {
-  if constexpr (std::is_floating_point<A>::value) return INFINITY;
-  else return std::numeric_limits<A>::max();
+template <class A>
+EMBER_HD A highest_value() {
+  if constexpr (std::is_floating_point<A>::value)
+    return INFINITY;
+  else
+    return std::numeric_limits<A>::max();
 }
 
 // Offset of reduced element j from an output's base: the common single-dim case as a
@@ -62,8 +80,8 @@ __device__ __forceinline__ To finish(A acc, double scale) {
 // One thread per output.
 template <class T, class A, class To, class Op>
 __global__ void reduce_thread_kernel(To* out, const T* in, OffsetCalculator<1> outer,
-                                     OffsetCalculator<1> inner, int64_t n_out, int64_t n_in,
-                                     Op op, A init, double scale) {
+                                     OffsetCalculator<1> inner, int64_t n_out, int64_t n_in, Op op, A init,
+                                     double scale) {
   for (int64_t o = global_thread(); o < n_out; o += grid_stride()) {
     int64_t base[1];
     outer.get(o, base);
@@ -77,8 +95,8 @@ __global__ void reduce_thread_kernel(To* out, const T* in, OffsetCalculator<1> o
 // kFinal: write the finished output (one split), else the partial result.
 template <bool kFinal, class T, class A, class To, class Op>
 __global__ void reduce_block_kernel(To* out, A* partial, const T* in, OffsetCalculator<1> outer,
-                                    OffsetCalculator<1> inner, int64_t n_out, int64_t n_in,
-                                    int64_t splits, int64_t chunk, Op op, A init, double scale) {
+                                    OffsetCalculator<1> inner, int64_t n_out, int64_t n_in, int64_t splits,
+                                    int64_t chunk, Op op, A init, double scale) {
   using BlockReduce = cub::BlockReduce<A, kBlock>;
   __shared__ typename BlockReduce::TempStorage temp;
   for (int64_t t = blockIdx.x; t < n_out * splits; t += gridDim.x) {
@@ -91,16 +109,18 @@ __global__ void reduce_block_kernel(To* out, A* partial, const T* in, OffsetCalc
       acc = op(acc, static_cast<A>(in[base[0] + inner_offset(inner, j)]));
     const A total = BlockReduce(temp).Reduce(acc, op);
     if (threadIdx.x == 0) {
-      if constexpr (kFinal) out[o] = finish<A, To>(total, scale);
-      else partial[t] = total;
+      if constexpr (kFinal)
+        out[o] = finish<A, To>(total, scale);
+      else
+        partial[t] = total;
     }
     __syncthreads();  // temp is reused by the next iteration
   }
 }
 
 template <class A, class To, class Op>
-__global__ void reduce_finish_kernel(To* out, const A* partial, int64_t n_out, int64_t splits,
-                                     Op op, A init, double scale) {
+__global__ void reduce_finish_kernel(To* out, const A* partial, int64_t n_out, int64_t splits, Op op, A init,
+                                     double scale) {
   for (int64_t o = global_thread(); o < n_out; o += grid_stride()) {
     A acc = init;
     for (int64_t s = 0; s < splits; ++s) acc = op(acc, partial[o * splits + s]);
@@ -133,9 +153,8 @@ struct ArgCombine {
 };
 
 template <class T>
-__global__ void arg_thread_kernel(T* values, int64_t* indices, const T* in,
-                                  OffsetCalculator<1> outer, int64_t stride, int64_t n_out,
-                                  int64_t n_in, ArgCombine<T> op) {
+__global__ void arg_thread_kernel(T* values, int64_t* indices, const T* in, OffsetCalculator<1> outer,
+                                  int64_t stride, int64_t n_out, int64_t n_in, ArgCombine<T> op) {
   for (int64_t o = global_thread(); o < n_out; o += grid_stride()) {
     int64_t base[1];
     outer.get(o, base);
@@ -147,9 +166,8 @@ __global__ void arg_thread_kernel(T* values, int64_t* indices, const T* in,
 }
 
 template <class T>
-__global__ void arg_block_kernel(T* values, int64_t* indices, const T* in,
-                                 OffsetCalculator<1> outer, int64_t stride, int64_t n_out,
-                                 int64_t n_in, ArgCombine<T> op) {
+__global__ void arg_block_kernel(T* values, int64_t* indices, const T* in, OffsetCalculator<1> outer,
+                                 int64_t stride, int64_t n_out, int64_t n_in, ArgCombine<T> op) {
   using BlockReduce = cub::BlockReduce<ArgPair<T>, kBlock>;
   __shared__ typename BlockReduce::TempStorage temp;
   for (int64_t o = blockIdx.x; o < n_out; o += gridDim.x) {
@@ -201,8 +219,8 @@ void run_reduce(const Tensor& out, const Tensor& in, const Plan& p, Op op, A ini
   To* o = static_cast<To*>(out.raw_data());
   const T* x = static_cast<const T*>(in.raw_data());
   if (p.n_in < kBlock) {
-    EMBER_LAUNCH(reduce_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, o, x, p.outer, p.inner,
-                 p.n_out, p.n_in, op, init, scale);
+    EMBER_LAUNCH(reduce_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, o, x, p.outer,
+                 p.inner, p.n_out, p.n_in, op, init, scale);
     EMBER_CUDA_LAUNCH_CHECK();
     return;
   }
@@ -215,17 +233,17 @@ void run_reduce(const Tensor& out, const Tensor& in, const Plan& p, Op op, A ini
   const int64_t tasks = p.n_out * splits;
   const unsigned grid = static_cast<unsigned>(std::min<int64_t>(tasks, target * 8));
   if (splits == 1) {
-    EMBER_LAUNCH((reduce_block_kernel<true, T, A, To>), grid, kBlock, 0, s, o, nullptr, x, p.outer, p.inner, p.n_out,
-                 p.n_in, 1, chunk, op, init, scale);
+    EMBER_LAUNCH((reduce_block_kernel<true, T, A, To>), grid, kBlock, 0, s, o, nullptr, x, p.outer, p.inner,
+                 p.n_out, p.n_in, 1, chunk, op, init, scale);
     EMBER_CUDA_LAUNCH_CHECK();
     return;
   }
   cuda_detail::DeviceBuffer partial(dev, static_cast<size_t>(tasks) * sizeof(A));
-  EMBER_LAUNCH((reduce_block_kernel<false, T, A, To>), grid, kBlock, 0, s, o, partial.as<A>(), x, p.outer, p.inner,
-               p.n_out, p.n_in, splits, chunk, op, init, scale);
+  EMBER_LAUNCH((reduce_block_kernel<false, T, A, To>), grid, kBlock, 0, s, o, partial.as<A>(), x, p.outer,
+               p.inner, p.n_out, p.n_in, splits, chunk, op, init, scale);
   EMBER_CUDA_LAUNCH_CHECK();
-  EMBER_LAUNCH(reduce_finish_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, o, partial.as<A>(), p.n_out,
-               splits, op, init, scale);
+  EMBER_LAUNCH(reduce_finish_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, o, partial.as<A>(),
+               p.n_out, splits, op, init, scale);
   EMBER_CUDA_LAUNCH_CHECK();
 }
 
@@ -281,11 +299,11 @@ void CudaBackend::reduce_with_index(ReduceOp op, const Tensor& values, const Ten
     const T* x = static_cast<const T*>(in.raw_data());
     const ArgCombine<T> comb{op == ReduceOp::Max};
     if (p.n_in < kBlock)
-      EMBER_LAUNCH(arg_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, pv, pi, x, p.outer, stride,
-                   p.n_out, p.n_in, comb);
+      EMBER_LAUNCH(arg_thread_kernel, cuda_detail::grid_for(p.n_out, dev), kBlock, 0, s, pv, pi, x, p.outer,
+                   stride, p.n_out, p.n_in, comb);
     else
-      EMBER_LAUNCH(arg_block_kernel, static_cast<unsigned>(std::min<int64_t>(p.n_out, 65535)), kBlock, 0, s, pv, pi, x,
-                   p.outer, stride, p.n_out, p.n_in, comb);
+      EMBER_LAUNCH(arg_block_kernel, static_cast<unsigned>(std::min<int64_t>(p.n_out, 65535)), kBlock, 0, s,
+                   pv, pi, x, p.outer, stride, p.n_out, p.n_in, comb);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

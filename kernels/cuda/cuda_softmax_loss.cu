@@ -13,7 +13,10 @@ namespace ember {
 namespace {
 
 struct SumOp {
-  template <class A> EMBER_HD A operator()(A a, A b) const { return a + b; }
+  template <class A>
+  EMBER_HD A operator()(A a, A b) const {
+    return a + b;
+  }
 };
 
 // The row's maximum and log(sum(exp(x - max))) + max, every thread getting the result.
@@ -87,8 +90,7 @@ __global__ void softmax_kernel(T* y, const T* x, int64_t rows, int64_t C, bool l
 }
 
 template <int B, class T>
-__global__ void softmax_backward_kernel(T* gi, const T* g, const T* y, int64_t rows, int64_t C,
-                                        bool log) {
+__global__ void softmax_backward_kernel(T* gi, const T* g, const T* y, int64_t rows, int64_t C, bool log) {
   __shared__ RowStats<B, T> st;
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* gr = g + r * C;
@@ -125,9 +127,8 @@ __global__ void class_loss_kernel(T* losses, const T* x, const int64_t* target, 
 }
 
 template <int B, class T>
-__global__ void class_loss_backward_kernel(T* gi, const T* g, const T* x, const int64_t* target,
-                                           int64_t N, int64_t C, bool log_prob,
-                                           cuda_detail::IndexFlag* flag, int code) {
+__global__ void class_loss_backward_kernel(T* gi, const T* g, const T* x, const int64_t* target, int64_t N,
+                                           int64_t C, bool log_prob, cuda_detail::IndexFlag* flag, int code) {
   __shared__ RowStats<B, T> st;
   for (int64_t n = blockIdx.x; n < N; n += gridDim.x) {
     const T* xr = x + n * C;
@@ -153,13 +154,17 @@ __global__ void class_loss_backward_kernel(T* gi, const T* g, const T* x, const 
 // Runs kernel<B> with a block size that suits rows of C elements.
 template <class Launch>
 void with_block(int64_t C, const Launch& launch) {
-  if (C <= 32) launch(std::integral_constant<int, 32>());
-  else if (C <= 1024) launch(std::integral_constant<int, 128>());
-  else launch(std::integral_constant<int, 512>());
+  if (C <= 32)
+    launch(std::integral_constant<int, 32>());
+  else if (C <= 1024)
+    launch(std::integral_constant<int, 128>());
+  else
+    launch(std::integral_constant<int, 512>());
 }
 
 unsigned row_grid(int64_t rows, int dev) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(rows, int64_t(cuda_detail::sm_count(dev)) * 32)));
+  return static_cast<unsigned>(
+      std::max<int64_t>(1, std::min<int64_t>(rows, int64_t(cuda_detail::sm_count(dev)) * 32)));
 }
 
 }  // namespace
@@ -189,8 +194,8 @@ void CudaBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out
     with_block(C, [&](auto b) {
       EMBER_LAUNCH(softmax_backward_kernel<decltype(b)::value>, row_grid(R, dev), decltype(b)::value, 0,
                    cuda_detail::stream(dev), static_cast<scalar_t*>(grad_in.raw_data()),
-                   static_cast<const scalar_t*>(grad_out.raw_data()), static_cast<const scalar_t*>(out.raw_data()), R,
-                   C, log);
+                   static_cast<const scalar_t*>(grad_out.raw_data()),
+                   static_cast<const scalar_t*>(out.raw_data()), R, C, log);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });
@@ -208,16 +213,16 @@ void CudaBackend::class_loss(const Tensor& losses, const Tensor& input, const Te
     with_block(C, [&](auto b) {
       EMBER_LAUNCH(class_loss_kernel<decltype(b)::value>, row_grid(N, dev), decltype(b)::value, 0,
                    cuda_detail::stream(dev), static_cast<scalar_t*>(losses.raw_data()),
-                   static_cast<const scalar_t*>(input.raw_data()), static_cast<const int64_t*>(target.raw_data()), N, C,
-                   input_is_log_prob, flag, code);
+                   static_cast<const scalar_t*>(input.raw_data()),
+                   static_cast<const int64_t*>(target.raw_data()), N, C, input_is_log_prob, flag, code);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });
 }
 
 void CudaBackend::class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
-                                      const Tensor& input, const Tensor& target,
-                                      bool input_is_log_prob, const char* op) {
+                                      const Tensor& input, const Tensor& target, bool input_is_log_prob,
+                                      const char* op) {
   const int64_t N = input.size(0), C = input.size(1);
   if (N == 0 || C == 0) return;
   const int dev = grad_input.device().index;
@@ -228,7 +233,8 @@ void CudaBackend::class_loss_backward(const Tensor& grad_input, const Tensor& gr
     with_block(C, [&](auto b) {
       EMBER_LAUNCH(class_loss_backward_kernel<decltype(b)::value>, row_grid(N, dev), decltype(b)::value, 0,
                    cuda_detail::stream(dev), static_cast<scalar_t*>(grad_input.raw_data()),
-                   static_cast<const scalar_t*>(grad_losses.raw_data()), static_cast<const scalar_t*>(input.raw_data()),
+                   static_cast<const scalar_t*>(grad_losses.raw_data()),
+                   static_cast<const scalar_t*>(input.raw_data()),
                    static_cast<const int64_t*>(target.raw_data()), N, C, input_is_log_prob, flag, code);
       EMBER_CUDA_LAUNCH_CHECK();
     });

@@ -10,8 +10,8 @@ namespace ember::cuda_detail {
 /// A matrix as BLAS sees it: `transposed` means the memory holds it column-major (BLAS
 /// reads it with op T when it needs the row-major view), `ld` its leading dimension.
 struct MatrixLayout {
-  bool ok = false;          // false: the strides fit neither layout; copy it first
-  bool row_major = false;   // memory holds rows contiguously, one every `ld` elements
+  bool ok = false;         // false: the strides fit neither layout; copy it first
+  bool row_major = false;  // memory holds rows contiguously, one every `ld` elements
   int64_t ld = 0;
 };
 
@@ -41,8 +41,7 @@ struct GemmPlan {
   int64_t ld_first = 0, ld_second = 0, ldc = 0;
 };
 
-inline GemmPlan plan_gemm(int64_t M, int64_t N, int64_t K, const MatrixLayout& a,
-                          const MatrixLayout& b) {
+inline GemmPlan plan_gemm(int64_t M, int64_t N, int64_t K, const MatrixLayout& a, const MatrixLayout& b) {
   GemmPlan p;
   p.m = N;
   p.n = M;

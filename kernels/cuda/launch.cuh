@@ -6,9 +6,9 @@
 // parentheses: EMBER_LAUNCH((k<true, T>), ...).
 #if defined(EMBER_CUDA_EMULATED)
 #include "ember/kernels/cuda/emulation/launch.h"
-#define EMBER_LAUNCH(kernel, grid, block, shared_bytes, stream, ...)                                       \
-  ::ember::emulation::launch(                                                                              \
-      ::ember::emulation::LaunchConfig{#kernel, (grid), (block), (shared_bytes), (stream)},               \
+#define EMBER_LAUNCH(kernel, grid, block, shared_bytes, stream, ...)                        \
+  ::ember::emulation::launch(                                                               \
+      ::ember::emulation::LaunchConfig{#kernel, (grid), (block), (shared_bytes), (stream)}, \
       [](auto&... ember_args) { kernel(ember_args...); }, __VA_ARGS__)
 #else
 #include <cuda_runtime.h>

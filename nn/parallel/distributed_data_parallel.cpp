@@ -13,7 +13,8 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<Module> module,
                                                  DistributedDataParallelOptions options)
     : Module("DistributedDataParallel"), module_(std::move(module)), group_(&group), options_(options) {
   if (!module_) raise<ValueError>("DistributedDataParallel: module is null");
-  if (options_.bucket_bytes == 0) raise<ValueError>("DistributedDataParallel: bucket_bytes must be at least 1");
+  if (options_.bucket_bytes == 0)
+    raise<ValueError>("DistributedDataParallel: bucket_bytes must be at least 1");
   register_module("module", module_);
   for (auto& [name, p] : module_->named_parameters())
     if (p.requires_grad()) params_.emplace_back(name, p);
@@ -31,16 +32,16 @@ void DistributedDataParallel::check_ranks_agree() {
   const std::vector<Tensor> buffers = module_->buffers();
   std::vector<Tensor> all = params;
   all.insert(all.end(), buffers.begin(), buffers.end());
-  const Tensor mine = from_vector(std::vector<int64_t>{static_cast<int64_t>(params.size()),
-                                                  static_cast<int64_t>(buffers.size()), detail::shape_digest(all)});
+  const Tensor mine = from_vector(std::vector<int64_t>{
+      static_cast<int64_t>(params.size()), static_cast<int64_t>(buffers.size()), detail::shape_digest(all)});
   const std::vector<Tensor> every = group_->all_gather(mine);
   const std::vector<int64_t> first = every[0].to_vector<int64_t>();
   for (size_t r = 1; r < every.size(); ++r) {
     const std::vector<int64_t> other = every[r].to_vector<int64_t>();
     if (other == first) continue;
     if (other[0] != first[0] || other[1] != first[1])
-      raise<DistributedError>("DistributedDataParallel: the ranks hold different models: rank 0 has ", first[0],
-                              " parameters and ", first[1], " buffers, rank ", r, " has ", other[0],
+      raise<DistributedError>("DistributedDataParallel: the ranks hold different models: rank 0 has ",
+                              first[0], " parameters and ", first[1], " buffers, rank ", r, " has ", other[0],
                               " parameters and ", other[1], " buffers (seen on rank ", group_->rank(), ")");
     raise<DistributedError>("DistributedDataParallel: the ranks hold different models: rank ", r,
                             "'s parameter or buffer shapes or dtypes differ from rank 0's (seen on rank ",
@@ -95,10 +96,11 @@ void DistributedDataParallel::sync_gradients() {
     group_->all_reduce(flag, AllReduceOp::Max);
     const int64_t first = flag.item<int64_t>();
     if (first > 0)
-      raise<DistributedError>("DistributedDataParallel: parameter ", params_[static_cast<size_t>(first - 1)].first,
-                              " got no gradient in this step on ", missing == first ? "this rank" : "another rank",
-                              " (rank ", group_->rank(), " of ", group_->world_size(),
-                              "); every rank must use every parameter, or set allow_unused_parameters");
+      raise<DistributedError>(
+          "DistributedDataParallel: parameter ", params_[static_cast<size_t>(first - 1)].first,
+          " got no gradient in this step on ", missing == first ? "this rank" : "another rank", " (rank ",
+          group_->rank(), " of ", group_->world_size(),
+          "); every rank must use every parameter, or set allow_unused_parameters");
   }
   NoGradGuard no_grad;
   for (const auto& bucket : buckets_) {

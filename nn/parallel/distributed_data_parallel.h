@@ -36,7 +36,8 @@ class EMBER_API DistributedDataParallel : public Module {
  public:
   /// Wraps module (registered as child "module"). DistributedError on every rank when the
   /// ranks' models differ; ValueError for a null module or a bucket_bytes of 0.
-  explicit DistributedDataParallel(std::shared_ptr<Module> module, ProcessGroup& group = ProcessGroup::world(),
+  explicit DistributedDataParallel(std::shared_ptr<Module> module,
+                                   ProcessGroup& group = ProcessGroup::world(),
                                    DistributedDataParallelOptions options = {});
 
   /// The wrapped module's forward.

@@ -12,8 +12,10 @@ LaunchInfo detect_launcher() {
     const char* name;
     bool is_size;
   };
-  static const Variable kVariables[] = {
-      {"OMPI_COMM_WORLD_SIZE", true}, {"PMI_SIZE", true}, {"SLURM_STEP_NUM_TASKS", true}, {"PMIX_RANK", false}};
+  static const Variable kVariables[] = {{"OMPI_COMM_WORLD_SIZE", true},
+                                        {"PMI_SIZE", true},
+                                        {"SLURM_STEP_NUM_TASKS", true},
+                                        {"PMIX_RANK", false}};
   LaunchInfo info;
   for (const Variable& v : kVariables) {
     const char* value = std::getenv(v.name);

@@ -2,8 +2,9 @@
 // call completed by MPI_Test against a deadline, so a rank whose peer failed, exited or skipped
 // the collective stops with a DistributedError instead of hanging. Once they are known to be
 // there (Arrival::Confirmed, after ProcessGroup's shape check), the data moves through MPI's
-// blocking collectives, whose tuned algorithms are about twice as fast for large buffers. Only the standard C API (MPI-3) is used: Open MPI and
-// MPICH both work. Errors come back as codes (MPI_ERRORS_RETURN), never as an abort.
+// blocking collectives, whose tuned algorithms are about twice as fast for large buffers. Only the standard C
+// API (MPI-3) is used: Open MPI and MPICH both work. Errors come back as codes (MPI_ERRORS_RETURN), never as
+// an abort.
 #include <mpi.h>
 
 #include <algorithm>
@@ -34,11 +35,16 @@ std::string mpi_error_string(int code) {
 // over 0 and 1 (MPI_SUM is not defined for MPI_C_BOOL).
 MPI_Datatype mpi_type(DType dtype) {
   switch (dtype) {
-    case DType::Float32: return MPI_FLOAT;
-    case DType::Float64: return MPI_DOUBLE;
-    case DType::Int64: return MPI_INT64_T;
-    case DType::UInt8: return MPI_UNSIGNED_CHAR;
-    case DType::Bool: return MPI_UNSIGNED_CHAR;
+    case DType::Float32:
+      return MPI_FLOAT;
+    case DType::Float64:
+      return MPI_DOUBLE;
+    case DType::Int64:
+      return MPI_INT64_T;
+    case DType::UInt8:
+      return MPI_UNSIGNED_CHAR;
+    case DType::Bool:
+      return MPI_UNSIGNED_CHAR;
   }
   return MPI_BYTE;
 }
@@ -46,8 +52,10 @@ MPI_Datatype mpi_type(DType dtype) {
 MPI_Op mpi_op(WireOp op, DType dtype) {
   if (dtype == DType::Bool) return MPI_MAX;
   switch (op) {
-    case WireOp::Sum: return MPI_SUM;
-    case WireOp::Max: return MPI_MAX;
+    case WireOp::Sum:
+      return MPI_SUM;
+    case WireOp::Max:
+      return MPI_MAX;
   }
   return MPI_SUM;
 }
@@ -105,7 +113,8 @@ class MpiTransport final : public Transport {
         continue;
       }
       MPI_Request request = MPI_REQUEST_NULL;
-      checked(MPI_Iallreduce(MPI_IN_PLACE, chunk, n, mpi_type(dtype), mpi_op(op, dtype), comm_, &request), collective);
+      checked(MPI_Iallreduce(MPI_IN_PLACE, chunk, n, mpi_type(dtype), mpi_op(op, dtype), comm_, &request),
+              collective);
       wait(request, collective);
     }
   }
@@ -125,7 +134,8 @@ class MpiTransport final : public Transport {
     }
   }
 
-  void all_gather(const void* in, void* out, int64_t bytes, Arrival arrival, const char* collective) override {
+  void all_gather(const void* in, void* out, int64_t bytes, Arrival arrival,
+                  const char* collective) override {
     if (bytes > INT_MAX)
       raise<ValueError>(collective, ": each rank's part must be below 2 GiB, got ", bytes, " bytes");
     const int n = static_cast<int>(bytes);
@@ -150,14 +160,16 @@ class MpiTransport final : public Transport {
   std::string who() const { return "rank " + std::to_string(rank_) + " of " + std::to_string(size_); }
 
   void check(int rc, const char* collective) const {
-    if (rc != MPI_SUCCESS) raise<DistributedError>(collective, ": MPI failed on ", who(), ": ", mpi_error_string(rc));
+    if (rc != MPI_SUCCESS)
+      raise<DistributedError>(collective, ": MPI failed on ", who(), ": ", mpi_error_string(rc));
   }
 
   // Called before every MPI call: after a timeout a request is still pending, and new
   // collectives would be matched against it.
   void refuse_if_broken(const char* collective) const {
     if (broken_)
-      raise<DistributedError>(collective, ": ", who(), " cannot run collectives any more: an earlier one failed");
+      raise<DistributedError>(collective, ": ", who(),
+                              " cannot run collectives any more: an earlier one failed");
   }
 
   // The return code of a collective call (blocking, or the start of a non-blocking one): a
@@ -181,10 +193,9 @@ class MpiTransport final : public Transport {
       const Clock::time_point now = Clock::now();
       if (now >= deadline) {
         broken_ = true;
-        raise<DistributedError>(collective, ": ", who(), " timed out after ",
-                                std::chrono::duration<double>(timeout).count(),
-                                " s waiting for the other ranks; one of them failed, exited or did not call ",
-                                collective);
+        raise<DistributedError>(
+            collective, ": ", who(), " timed out after ", std::chrono::duration<double>(timeout).count(),
+            " s waiting for the other ranks; one of them failed, exited or did not call ", collective);
       }
       if (now - begin < std::chrono::milliseconds(1)) {
         std::this_thread::yield();

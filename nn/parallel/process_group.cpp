@@ -6,11 +6,11 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/nn/parallel/collective_args.h"
 #include "ember/nn/parallel/digest.h"
 #include "ember/nn/parallel/launcher.h"
 #include "ember/nn/parallel/transport.h"
@@ -82,7 +82,9 @@ int ProcessGroup::local_rank() const { return transport_->local_rank(); }
 std::chrono::milliseconds ProcessGroup::timeout() const { return transport_->timeout; }
 
 void ProcessGroup::set_timeout(std::chrono::milliseconds timeout) {
-  if (timeout.count() <= 0) raise<ValueError>("ProcessGroup::set_timeout: the timeout must be positive, got ", timeout.count(), " ms");
+  if (timeout.count() <= 0)
+    raise<ValueError>("ProcessGroup::set_timeout: the timeout must be positive, got ", timeout.count(),
+                      " ms");
   transport_->timeout = timeout;
 }
 
@@ -93,13 +95,14 @@ void ProcessGroup::check_same_signature(const char* collective, const Tensor& t)
   int64_t pair[2] = {s, -s};
   transport_->all_reduce(pair, 2, DType::Int64, detail::WireOp::Max, detail::Arrival::Unknown, collective);
   if (pair[0] != -pair[1])
-    raise<ShapeError>("shape mismatch in ", collective, ": the ranks passed different shapes or dtypes (rank ",
-                      rank(), " of ", world_size(), " has ", shape_str(t.shape()), " ", dtype_name(t.dtype()), ")");
+    raise<ShapeError>("shape mismatch in ", collective,
+                      ": the ranks passed different shapes or dtypes (rank ", rank(), " of ", world_size(),
+                      " has ", shape_str(t.shape()), " ", dtype_name(t.dtype()), ")");
 }
 
 void ProcessGroup::all_reduce(const Tensor& t, AllReduceOp op) {
-  check_defined("all_reduce", {{"tensor", t}});
-  if (op == AllReduceOp::Avg) check_floating("all_reduce", {"tensor", t});
+  detail::check_defined("all_reduce", "tensor", t);
+  if (op == AllReduceOp::Avg) detail::check_floating("all_reduce", "tensor", t);
   if (world_size() == 1) return;
   // Staged before the shape check, which is also the ranks' deadline-bounded meeting: after it
   // nothing that can fail on one rank alone precedes the data's collective.
@@ -119,11 +122,8 @@ void ProcessGroup::all_reduce(const Tensor& t, AllReduceOp op) {
 
 void ProcessGroup::all_reduce(const std::vector<Tensor>& tensors, AllReduceOp op) {
   if (tensors.empty()) return;
-  for (size_t i = 0; i < tensors.size(); ++i)
-    if (!tensors[i].defined()) raise<ValueError>("all_reduce: tensors[", i, "] is an undefined tensor");
-  check_same_device("all_reduce", "tensors", tensors);
-  check_same_dtype("all_reduce", "tensors", tensors);
-  if (op == AllReduceOp::Avg) check_floating("all_reduce", {"tensors[0]", tensors[0]});
+  detail::check_one_device_and_dtype("all_reduce", tensors);
+  if (op == AllReduceOp::Avg) detail::check_floating("all_reduce", "tensors[0]", tensors[0]);
   // Alone there is nothing to reduce, nor a reason to copy into a flat buffer and back.
   if (world_size() == 1) return;
   if (tensors.size() == 1) return all_reduce(tensors[0], op);
@@ -147,9 +147,10 @@ void ProcessGroup::all_reduce(const std::vector<Tensor>& tensors, AllReduceOp op
 }
 
 void ProcessGroup::broadcast(const Tensor& t, int root) {
-  check_defined("broadcast", {{"tensor", t}});
+  detail::check_defined("broadcast", "tensor", t);
   if (root < 0 || root >= world_size())
-    raise<ValueError>("broadcast: root must be a rank of the world (0 to ", world_size() - 1, "), got ", root);
+    raise<ValueError>("broadcast: root must be a rank of the world (0 to ", world_size() - 1, "), got ",
+                      root);
   if (world_size() == 1) return;
   Tensor host = host_buffer(t);  // before the meeting, as in all_reduce
   check_same_signature("broadcast", t);
@@ -159,7 +160,7 @@ void ProcessGroup::broadcast(const Tensor& t, int root) {
 }
 
 std::vector<Tensor> ProcessGroup::all_gather(const Tensor& t) {
-  check_defined("all_gather", {{"tensor", t}});
+  detail::check_defined("all_gather", "tensor", t);
   Tensor host = host_buffer(t);  // before the meeting, as in all_reduce, and so is out
   Shape shape = t.shape();
   shape.insert(shape.begin(), world_size());

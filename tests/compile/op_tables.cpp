@@ -6,7 +6,8 @@
 
 namespace {
 struct Probe {
-  template <class F> void operator()(F) const {}
+  template <class F>
+  void operator()(F) const {}
 };
 }  // namespace
 

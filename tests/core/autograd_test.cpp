@@ -57,13 +57,15 @@ TEST(Autograd, RetainGraphAllowsASecondBackward) {
   y.backward(Tensor(), /*retain_graph=*/true);
   y.backward();
   EXPECT_TRUE(values_near(x.grad(), {4, 8}, {2}));
-  EXPECT_THROW_MSG(y.backward(), AutogradError, "trying to backward through the graph a second time (at sum)");
+  EXPECT_THROW_MSG(y.backward(), AutogradError,
+                   "trying to backward through the graph a second time (at sum)");
 }
 
 TEST(Autograd, ErrorsByTypeAndFirstLine) {
   Tensor x = tensor({1, 2}).requires_grad_(true);
-  EXPECT_THROW_LINE((x * 2.0).backward(), AutogradError,
-                    "backward: grad can be implicitly created only for scalar outputs; this tensor has shape [2]");
+  EXPECT_THROW_LINE(
+      (x * 2.0).backward(), AutogradError,
+      "backward: grad can be implicitly created only for scalar outputs; this tensor has shape [2]");
   EXPECT_THROW_LINE(tensor({1.0}).sum().backward(), AutogradError,
                     "backward: the tensor does not require grad and has no grad_fn");
   EXPECT_THROW_LINE((x * 2.0).backward(ones({3})), AutogradError,
@@ -73,8 +75,10 @@ TEST(Autograd, ErrorsByTypeAndFirstLine) {
   Tensor h = a * 1.0;
   Tensor out = (h * h).sum();
   h.add_(1.0);
-  EXPECT_THROW_MSG(out.backward(), AutogradError, "a tensor saved for the backward of mul was modified by an in-place operation");
-  EXPECT_THROW_MSG(x.add_(1.0), AutogradError, "a leaf tensor that requires grad is used in an in-place operation (add_)");
+  EXPECT_THROW_MSG(out.backward(), AutogradError,
+                   "a tensor saved for the backward of mul was modified by an in-place operation");
+  EXPECT_THROW_MSG(x.add_(1.0), AutogradError,
+                   "a leaf tensor that requires grad is used in an in-place operation (add_)");
   EXPECT_THROW_MSG(tensor({1}, kInt64).requires_grad_(true), AutogradError,
                    "requires_grad_: only floating tensors can require grad, got int64");
 }

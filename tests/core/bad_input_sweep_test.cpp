@@ -40,8 +40,13 @@ std::vector<Call> calls() {
   auto add = [&](const char* cat, std::function<void()> fn) { c.push_back({cat, std::move(fn)}); };
 
   // Factories: negative and wrapping sizes, bad ranges, bad dtypes.
-  for (const Shape& s : std::vector<Shape>{{-1}, {2, -3}, {kMin}, {kMax, 2}, {int64_t{1} << 62},
-                                           {int64_t{1} << 32, int64_t{1} << 32}, {0, kMax, kMax}}) {
+  for (const Shape& s : std::vector<Shape>{{-1},
+                                           {2, -3},
+                                           {kMin},
+                                           {kMax, 2},
+                                           {int64_t{1} << 62},
+                                           {int64_t{1} << 32, int64_t{1} << 32},
+                                           {0, kMax, kMax}}) {
     add("factories", [s] { empty(s); });
     add("factories", [s] { zeros(s); });
     add("factories", [s] { ones(s, kFloat64); });
@@ -150,9 +155,12 @@ std::vector<Call> calls() {
   add("conv2d", [w] { conv2d(ones({1, 1, 1, 6, 6}), w); });
   add("conv2d", [x] { conv2d(x, ones({1, 1, 3, 3}, kFloat64)); });
   add("conv2d", [w] { conv2d(ones({1, 1, 6, 6}, kInt64), w.to(kInt64)); });
-  for (auto pool : {+[](const Tensor& in, IntPair k, IntPair st, IntPair p) { return max_pool2d(in, k, st, p); },
-                    +[](const Tensor& in, IntPair k, IntPair st, IntPair p) { return avg_pool2d(in, k, st, p); },
-                    +[](const Tensor& in, IntPair k, IntPair st, IntPair p) { return max_pool2d_with_indices(in, k, st, p).values; }}) {
+  for (auto pool :
+       {+[](const Tensor& in, IntPair k, IntPair st, IntPair p) { return max_pool2d(in, k, st, p); },
+        +[](const Tensor& in, IntPair k, IntPair st, IntPair p) { return avg_pool2d(in, k, st, p); },
+        +[](const Tensor& in, IntPair k, IntPair st, IntPair p) {
+          return max_pool2d_with_indices(in, k, st, p).values;
+        }}) {
     add("pools", [x, pool] { pool(x, 0, 0, 0); });
     add("pools", [x, pool] { pool(x, -2, 0, 0); });
     add("pools", [x, pool] { pool(x, 7, 0, 0); });
@@ -198,8 +206,14 @@ std::vector<Call> calls() {
   add("math", [] { Tensor().sum(); });
   add("math", [] { Tensor().item<float>(); });
   add("math", [v] { v.item<float>(); });
-  add("math", [v] { Tensor c = v; c.add_(zeros({4})); });
-  add("math", [] { Tensor b = zeros({2}, kBool); b.add_(1.0); });
+  add("math", [v] {
+    Tensor c = v;
+    c.add_(zeros({4}));
+  });
+  add("math", [] {
+    Tensor b = zeros({2}, kBool);
+    b.add_(1.0);
+  });
   add("math", [v] { cross_entropy(v, idx({0, 3})); });
   add("math", [v] { cross_entropy(v, idx({0, -1})); });
   add("math", [v] { cross_entropy(v, idx({0, kMax})); });
@@ -212,8 +226,15 @@ std::vector<Call> calls() {
   add("math", [v] { dropout(v, kNaN); });
   add("math", [v] { dropout2d(v, 2.0); });
   add("math", [] { batch_norm(ones({2, 3, 2, 2}), zeros({2}), ones({3})); });
-  add("math", [v] { Tensor c = v; c.requires_grad_(true); c.view({6}).backward(); });
-  add("math", [] { Tensor i = zeros({2}, kInt64); i.requires_grad_(true); });
+  add("math", [v] {
+    Tensor c = v;
+    c.requires_grad_(true);
+    c.view({6}).backward();
+  });
+  add("math", [] {
+    Tensor i = zeros({2}, kInt64);
+    i.requires_grad_(true);
+  });
 
   // Modules, optimizers and schedulers: constructor arguments and state.
   add("nn", [] { nn::Linear(-1, 3); });
@@ -227,10 +248,22 @@ std::vector<Call> calls() {
   add("nn", [] { nn::MaxPool2d(0)(x4()); });
   add("nn", [] { nn::AvgPool2d(-1)(x4()); });
   add("nn", [] { nn::SGD(std::vector<Tensor>{}, nn::SGDOptions{0.1}); });
-  add("nn", [] { Tensor p = zeros({2}).requires_grad_(true); nn::SGD({p}, nn::SGDOptions{kNaN}); });
-  add("nn", [] { Tensor p = zeros({2}).requires_grad_(true); nn::SGD({p}, nn::SGDOptions{-1}); });
-  add("nn", [] { Tensor p = zeros({2}).requires_grad_(true); nn::Adam({p}, nn::AdamOptions{0.1, kNaN}); });
-  add("nn", [] { Tensor p = zeros({2}).requires_grad_(true); nn::Adam({p}, nn::AdamOptions{0.1, 0.9, 1.0}); });
+  add("nn", [] {
+    Tensor p = zeros({2}).requires_grad_(true);
+    nn::SGD({p}, nn::SGDOptions{kNaN});
+  });
+  add("nn", [] {
+    Tensor p = zeros({2}).requires_grad_(true);
+    nn::SGD({p}, nn::SGDOptions{-1});
+  });
+  add("nn", [] {
+    Tensor p = zeros({2}).requires_grad_(true);
+    nn::Adam({p}, nn::AdamOptions{0.1, kNaN});
+  });
+  add("nn", [] {
+    Tensor p = zeros({2}).requires_grad_(true);
+    nn::Adam({p}, nn::AdamOptions{0.1, 0.9, 1.0});
+  });
   for (double step : {kNaN, 1e300, -1.0, 0.5, kInf}) {
     add("nn", [step] {
       Tensor p = zeros({2}).requires_grad_(true);
@@ -289,8 +322,9 @@ std::vector<Call> calls() {
   add("strings", [] { Device(static_cast<const char*>(nullptr)); });
   for (const char* j : {"", "{", "[1,", "\"\xff\"", "{\"a\":1}}", "nul", "1e", "--1", "\"\\ud800\""})
     add("strings", [j] { nn::json::parse(j); });
-  for (const std::string& b : {std::string(), std::string(7, '\0'), std::string("\xff\xff\xff\xff\xff\xff\xff\xff{}", 10),
-                               std::string("\x02\0\0\0\0\0\0\0{}", 10) + "x", std::string("\x02\0\0\0\0\0\0\0[]", 10)})
+  for (const std::string& b :
+       {std::string(), std::string(7, '\0'), std::string("\xff\xff\xff\xff\xff\xff\xff\xff{}", 10),
+        std::string("\x02\0\0\0\0\0\0\0{}", 10) + "x", std::string("\x02\0\0\0\0\0\0\0[]", 10)})
     add("strings", [b] { nn::decode_safetensors(b); });
   add("strings", [] { nn::encode_safetensors(nn::StateDict{{"\xff", zeros({1})}}); });
   add("strings", [] { nn::load_file("/nonexistent/ember.safetensors"); });

@@ -19,9 +19,9 @@ struct Geo {
 };
 
 std::ostream& operator<<(std::ostream& os, const Geo& g) {
-  return os << "N" << g.N << " C" << g.C << " " << g.H << "x" << g.W << " Co" << g.Co << " k" << g.kh
-            << "x" << g.kw << " s" << g.sh << "," << g.sw << " p" << g.ph << "," << g.pw << " d"
-            << g.dh << "," << g.dw;
+  return os << "N" << g.N << " C" << g.C << " " << g.H << "x" << g.W << " Co" << g.Co << " k" << g.kh << "x"
+            << g.kw << " s" << g.sh << "," << g.sw << " p" << g.ph << "," << g.pw << " d" << g.dh << ","
+            << g.dw;
 }
 
 struct Reference {
@@ -71,9 +71,9 @@ void check_geometry(const Geo& s, DType dtype, bool with_bias, double tol) {
   Tensor out = conv2d(x, w, b, {s.sh, s.sw}, {s.ph, s.pw}, {s.dh, s.dw});
   Tensor g = uniform(out.shape(), dtype);
   (out * g).sum().backward();
-  const Reference ref = direct_conv(s, x.to_vector<double>(), w.to_vector<double>(),
-                                    with_bias ? b.to_vector<double>() : std::vector<double>(),
-                                    g.to_vector<double>());
+  const Reference ref =
+      direct_conv(s, x.to_vector<double>(), w.to_vector<double>(),
+                  with_bias ? b.to_vector<double>() : std::vector<double>(), g.to_vector<double>());
   EXPECT_TRUE(values_near(out, ref.out, {s.N, s.Co, s.Ho(), s.Wo()}, tol)) << s << " output";
   EXPECT_TRUE(values_near(x.grad(), ref.gx, x.shape(), tol)) << s << " grad input";
   EXPECT_TRUE(values_near(w.grad(), ref.gw, w.shape(), tol)) << s << " grad weight";
@@ -84,18 +84,18 @@ void check_geometry(const Geo& s, DType dtype, bool with_bias, double tol) {
 
 const std::vector<Geo> kGeometries = {
     //  N  C   H   W  Co kh kw sh sw ph pw dh dw
-    {1, 1, 5, 5, 1, 3, 3, 1, 1, 0, 0, 1, 1},        // the smallest case
-    {2, 3, 7, 6, 4, 3, 2, 1, 1, 0, 0, 1, 1},        // odd sizes, rectangular kernel
-    {3, 2, 9, 8, 5, 3, 3, 2, 2, 1, 1, 1, 1},        // stride 2, padding 1
-    {2, 4, 10, 11, 3, 3, 3, 1, 2, 2, 1, 2, 1},      // dilation, mixed strides and padding
-    {1, 5, 6, 6, 2, 1, 1, 1, 1, 0, 0, 1, 1},        // 1x1 kernel
-    {4, 1, 28, 28, 10, 5, 5, 1, 1, 0, 0, 1, 1},     // the tutorial's first conv
-    {3, 10, 12, 12, 20, 5, 5, 1, 1, 0, 0, 1, 1},    // the tutorial's second conv
-    {2, 3, 5, 5, 2, 5, 5, 1, 1, 0, 0, 1, 1},        // kernel as large as the input
-    {2, 2, 4, 4, 3, 3, 3, 3, 3, 2, 2, 1, 1},        // stride 3 with padding 2
-    {1, 2, 8, 5, 2, 2, 3, 2, 1, 0, 1, 3, 1},        // asymmetric everything
-    {2, 3, 7, 7, 2, 3, 3, 1, 1, 4, 4, 1, 1},        // padding wider than the kernel
-    {5, 2, 3, 9, 3, 1, 4, 1, 3, 0, 2, 1, 2},        // one-row kernel, wide dilation
+    {1, 1, 5, 5, 1, 3, 3, 1, 1, 0, 0, 1, 1},      // the smallest case
+    {2, 3, 7, 6, 4, 3, 2, 1, 1, 0, 0, 1, 1},      // odd sizes, rectangular kernel
+    {3, 2, 9, 8, 5, 3, 3, 2, 2, 1, 1, 1, 1},      // stride 2, padding 1
+    {2, 4, 10, 11, 3, 3, 3, 1, 2, 2, 1, 2, 1},    // dilation, mixed strides and padding
+    {1, 5, 6, 6, 2, 1, 1, 1, 1, 0, 0, 1, 1},      // 1x1 kernel
+    {4, 1, 28, 28, 10, 5, 5, 1, 1, 0, 0, 1, 1},   // the tutorial's first conv
+    {3, 10, 12, 12, 20, 5, 5, 1, 1, 0, 0, 1, 1},  // the tutorial's second conv
+    {2, 3, 5, 5, 2, 5, 5, 1, 1, 0, 0, 1, 1},      // kernel as large as the input
+    {2, 2, 4, 4, 3, 3, 3, 3, 3, 2, 2, 1, 1},      // stride 3 with padding 2
+    {1, 2, 8, 5, 2, 2, 3, 2, 1, 0, 1, 3, 1},      // asymmetric everything
+    {2, 3, 7, 7, 2, 3, 3, 1, 1, 4, 4, 1, 1},      // padding wider than the kernel
+    {5, 2, 3, 9, 3, 1, 4, 1, 3, 0, 2, 1, 2},      // one-row kernel, wide dilation
 };
 
 }  // namespace
@@ -159,23 +159,28 @@ TEST(Conv2d, OnlyTheNeededGradientsAreComputed) {
 TEST(Conv2d, Errors) {
   Tensor x = zeros({2, 3, 8, 8});
   Tensor w = zeros({4, 3, 3, 3});
-  EXPECT_THROW_LINE(conv2d(x, zeros({4, 2, 3, 3})), ShapeError,
-                    "shape mismatch in conv2d: input [2, 3, 8, 8] has 3 channels but weight [4, 2, 3, 3] expects 2");
+  EXPECT_THROW_LINE(
+      conv2d(x, zeros({4, 2, 3, 3})), ShapeError,
+      "shape mismatch in conv2d: input [2, 3, 8, 8] has 3 channels but weight [4, 2, 3, 3] expects 2");
   EXPECT_THROW_LINE(conv2d(x, w, zeros({5})), ShapeError,
                     "shape mismatch in conv2d: bias [5] does not match weight [4, 3, 3, 3]");
-  EXPECT_THROW_LINE(conv2d(zeros({1, 3, 4, 4}), zeros({4, 3, 5, 5})), ShapeError,
-                    "conv2d: the dilated kernel [5, 5] is larger than the padded input [4, 4] (input [1, 3, 4, 4], "
-                    "weight [4, 3, 5, 5])");
-  EXPECT_THROW_LINE(conv2d(zeros({1, 3, 6, 6}), w, Tensor(), 1, 0, 3), ShapeError,
-                    "conv2d: the dilated kernel [7, 7] is larger than the padded input [6, 6] (input [1, 3, 6, 6], "
-                    "weight [4, 3, 3, 3])");
+  EXPECT_THROW_LINE(
+      conv2d(zeros({1, 3, 4, 4}), zeros({4, 3, 5, 5})), ShapeError,
+      "conv2d: the dilated kernel [5, 5] is larger than the padded input [4, 4] (input [1, 3, 4, 4], "
+      "weight [4, 3, 5, 5])");
+  EXPECT_THROW_LINE(
+      conv2d(zeros({1, 3, 6, 6}), w, Tensor(), 1, 0, 3), ShapeError,
+      "conv2d: the dilated kernel [7, 7] is larger than the padded input [6, 6] (input [1, 3, 6, 6], "
+      "weight [4, 3, 3, 3])");
   EXPECT_THROW_LINE(conv2d(x, w, Tensor(), 0), ValueError, "conv2d: stride must be >= 1, got [0, 0]");
   EXPECT_THROW_LINE(conv2d(x, w, Tensor(), {1, -2}), ValueError, "conv2d: stride must be >= 1, got [1, -2]");
   EXPECT_THROW_LINE(conv2d(x, w, Tensor(), 1, -1), ValueError, "conv2d: padding must be >= 0, got [-1, -1]");
-  EXPECT_THROW_LINE(conv2d(x, w, Tensor(), 1, 0, {1, 0}), ValueError, "conv2d: dilation must be >= 1, got [1, 0]");
+  EXPECT_THROW_LINE(conv2d(x, w, Tensor(), 1, 0, {1, 0}), ValueError,
+                    "conv2d: dilation must be >= 1, got [1, 0]");
   EXPECT_THROW_LINE(conv2d(zeros({8, 8}), w), ShapeError,
                     "conv2d: input must be 3-D (CHW) or 4-D (NCHW), got shape [8, 8]");
-  EXPECT_THROW_LINE(conv2d(x, zeros({4, 3, 3})), ShapeError, "conv2d: weight must be 4-D, got shape [4, 3, 3]");
+  EXPECT_THROW_LINE(conv2d(x, zeros({4, 3, 3})), ShapeError,
+                    "conv2d: weight must be 4-D, got shape [4, 3, 3]");
   EXPECT_THROW_LINE(conv2d(x, w.to(kFloat64)), DTypeError,
                     "dtype mismatch in conv2d: input is float32 but weight is float64");
   EXPECT_THROW_LINE(conv2d(x.to(kInt64), w.to(kInt64)), DTypeError,

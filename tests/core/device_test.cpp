@@ -22,9 +22,9 @@ TEST(Device, RejectsBadStrings) {
   EXPECT_THROW_LINE(Device("gpu"), ValueError,
                     "invalid device string \"gpu\": expected \"cpu\", \"cuda\" or \"cuda:N\"");
   for (const char* bad : {"cuda:-1", "cuda:x", "cuda:1:2", "", "CPU", "cuda:", " cpu", "cuda1"}) {
-    EXPECT_THROW_LINE(Device{std::string(bad)}, ValueError,
-                      std::string("invalid device string \"") + bad +
-                          "\": expected \"cpu\", \"cuda\" or \"cuda:N\"");
+    EXPECT_THROW_LINE(
+        Device{std::string(bad)}, ValueError,
+        std::string("invalid device string \"") + bad + "\": expected \"cpu\", \"cuda\" or \"cuda:N\"");
   }
 }
 

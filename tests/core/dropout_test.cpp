@@ -19,8 +19,10 @@ TEST(Dropout, DropsAboutPAndScalesTheRest) {
     const auto y = dropout(ones({n}), p).to_vector<float>();
     int64_t zeros_seen = 0;
     for (float v : y) {
-      if (v == 0) ++zeros_seen;
-      else ASSERT_FLOAT_EQ(v, static_cast<float>(1.0 / (1.0 - p))) << "p=" << p;
+      if (v == 0)
+        ++zeros_seen;
+      else
+        ASSERT_FLOAT_EQ(v, static_cast<float>(1.0 / (1.0 - p))) << "p=" << p;
     }
     // The fraction dropped is binomial: 6 standard deviations is about 0.007 at p = 0.5.
     const double frac = static_cast<double>(zeros_seen) / n;
@@ -68,8 +70,10 @@ TEST(Dropout2d, DropsWholeChannels) {
   for (int64_t ch = 0; ch < N * C; ++ch) {
     const float first = y[static_cast<size_t>(ch * 9)];
     for (int64_t i = 1; i < 9; ++i) ASSERT_EQ(y[static_cast<size_t>(ch * 9 + i)], first);
-    if (first == 0) ++dropped;
-    else ASSERT_FLOAT_EQ(first, static_cast<float>(1.0 / (1.0 - p)));
+    if (first == 0)
+      ++dropped;
+    else
+      ASSERT_FLOAT_EQ(first, static_cast<float>(1.0 / (1.0 - p)));
   }
   const double frac = static_cast<double>(dropped) / static_cast<double>(N * C);
   EXPECT_NEAR(frac, p, 6 * std::sqrt(p * (1 - p) / static_cast<double>(N * C)));
@@ -84,7 +88,8 @@ TEST(Dropout, Errors) {
   EXPECT_THROW_LINE(dropout(x, std::numeric_limits<double>::quiet_NaN()), ValueError,
                     "dropout: p must be in [0, 1], got nan");
   EXPECT_THROW_LINE(dropout2d(x, 2), ValueError, "dropout2d: p must be in [0, 1], got 2");
-  EXPECT_THROW_LINE(dropout2d(ones({3}), 0.5), ShapeError, "dropout2d: input must be [N, C, ...], got shape [3]");
+  EXPECT_THROW_LINE(dropout2d(ones({3}), 0.5), ShapeError,
+                    "dropout2d: input must be [N, C, ...], got shape [3]");
   EXPECT_THROW_LINE(dropout(x.to(kInt64), 0.5), DTypeError,
                     "dtype mismatch in dropout: input must be float32 or float64, got int64");
 }

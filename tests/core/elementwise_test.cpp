@@ -26,8 +26,8 @@ TEST(Elementwise, BinaryOnContiguousStridedAndBroadcast) {
     EXPECT_TRUE(values_near(minimum(a, b), {1, -2, -1, -4, 4, -1}, {2, 3}));
     Tensor col = tensor({10, 20}).unsqueeze(1);  // broadcast over columns
     EXPECT_TRUE(values_near(a + col, {11, 8, 13, 16, 25, 20.5}, {2, 3}));
-    EXPECT_TRUE(values_near(pow(abs(a), tensor({2, 1, 0.5})),
-                            {1, 2, std::sqrt(3.0), 16, 5, std::sqrt(0.5)}, {2, 3}));
+    EXPECT_TRUE(
+        values_near(pow(abs(a), tensor({2, 1, 0.5})), {1, 2, std::sqrt(3.0), 16, 5, std::sqrt(0.5)}, {2, 3}));
   }
   // Outer product through broadcasting of [3, 1] and [4].
   Tensor outer = tensor({1, 2, 3}).unsqueeze(1) * tensor({1, 10, 100, 1000});

@@ -60,8 +60,9 @@ TEST(FromBlob, BadArgumentsAreTypedErrorsAndKeepTheDeleterUncalled) {
   EXPECT_THROW_LINE(from_blob(bytes + 1, {2}, kFloat32, count), ValueError,
                     "from_blob: data is not aligned to 4 bytes for float32");
   EXPECT_THROW_LINE(from_blob(bytes, {-1}), ValueError, "from_blob: negative size in shape [-1]");
-  EXPECT_THROW_LINE(from_blob(bytes, {INT64_MAX, 4}), ValueError,
-                    "from_blob: shape [9223372036854775807, 4] is too large: int64 cannot count its elements");
+  EXPECT_THROW_LINE(
+      from_blob(bytes, {INT64_MAX, 4}), ValueError,
+      "from_blob: shape [9223372036854775807, 4] is too large: int64 cannot count its elements");
   {
     test::EmulatedCuda emu(1);
     EXPECT_THROW(from_blob(bytes, {2}, TensorOptions(Device::cuda(3)), count), DeviceError);
@@ -79,7 +80,8 @@ TEST(TensorValues, ReadsAContiguousCpuTensorInPlace) {
   EXPECT_EQ(total, 15.0);
   EXPECT_EQ(v[4], 4.0);
   EXPECT_THROW_LINE(v.at(6), IndexError, "ArrayView::at: index 6 is out of range for size 6");
-  EXPECT_THROW_MSG(t.values<float>(), DTypeError, "data_ptr: requested float32 from a tensor of dtype float64");
+  EXPECT_THROW_MSG(t.values<float>(), DTypeError,
+                   "data_ptr: requested float32 from a tensor of dtype float64");
   EXPECT_THROW_LINE(t.t().values<double>(), ValueError,
                     "values: the tensor is not contiguous; call .contiguous() first");
   test::EmulatedCuda emu(1);

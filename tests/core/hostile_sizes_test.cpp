@@ -42,10 +42,11 @@ TEST(CheckedMath, FactoriesRefuseSizesThatWrap) {
                     "be addressed with int64 byte offsets");
   EXPECT_THROW_MSG(empty({int64_t{1} << 32, int64_t{1} << 32}), ValueError,
                    "empty: shape [4294967296, 4294967296] is too large");
-  EXPECT_THROW_MSG(ones({int64_t{1} << 61}, kFloat64), ValueError, "ones: shape [2305843009213693952] is too large");
+  EXPECT_THROW_MSG(ones({int64_t{1} << 61}, kFloat64), ValueError,
+                   "ones: shape [2305843009213693952] is too large");
   EXPECT_THROW_MSG(rand({kMax, 2}), ValueError, "rand: shape [9223372036854775807, 2] is too large");
-  EXPECT_THROW_MSG(from_vector(std::vector<float>{}, {int64_t{1} << 40, int64_t{1} << 40, 0}),
-                   ValueError, "from_vector: shape");
+  EXPECT_THROW_MSG(from_vector(std::vector<float>{}, {int64_t{1} << 40, int64_t{1} << 40, 0}), ValueError,
+                   "from_vector: shape");
   EXPECT_EQ(empty({0, int64_t{1} << 40}).numel(), 0);
   EXPECT_THROW_MSG(arange(0, 1e30), ValueError, "arange: [0, 1e+30) with step 1 has 1e+30 elements");
   EXPECT_THROW_MSG(arange(-1e300, 1e300, 1e-300), ValueError, "arange: ");
@@ -87,9 +88,11 @@ TEST(CheckedMath, ViewsRefuseWrappingShapesAndOffsets) {
   EXPECT_THROW_LINE(arange(0, 0).view({kMax, 0}), ValueError,
                     "view: shape [9223372036854775807, 0] is too large: its 4-byte elements cannot "
                     "be addressed with int64 byte offsets");
-  EXPECT_THROW_MSG(arange(0, 0).reshape({0, kMax / 2}), ValueError, "reshape: shape [0, 4611686018427387903] is too large");
+  EXPECT_THROW_MSG(arange(0, 0).reshape({0, kMax / 2}), ValueError,
+                   "reshape: shape [0, 4611686018427387903] is too large");
   EXPECT_EQ(arange(0, 0, 1, kUInt8).view({0, kMax / 2}).select(1, -3).numel(), 0);
-  EXPECT_THROW_MSG(arange(0, 0).view({0, 1}).expand({0, kMax}), ValueError, "expand: shape [0, 9223372036854775807] is too large");
+  EXPECT_THROW_MSG(arange(0, 0).view({0, 1}).expand({0, kMax}), ValueError,
+                   "expand: shape [0, 9223372036854775807] is too large");
 }
 
 TEST(CheckedMath, ZeroDimTensorsHaveNoDims) {

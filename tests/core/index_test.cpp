@@ -59,8 +59,10 @@ TEST(IndexSelect, PicksSlicesAndAddsGradientsOfRepeats) {
   EXPECT_TRUE(values_near(x.grad(), {1, 1, 1, 0, 0, 0, 2, 2, 2}, {3, 3}));
   EXPECT_TRUE(values_near(index_select(x.detach(), 1, tensor({1}, kInt64)), {2, 5, 8}, {3, 1}));
   // Strided input, integer input, a strided index.
-  EXPECT_TRUE(values_near(index_select(x.detach().t(), 1, tensor({0, 2}, kInt64)), {1, 7, 2, 8, 3, 9}, {3, 2}));
-  EXPECT_TRUE(values_near(index_select(arange(5, kInt64), 0, arange(0, 6, 2, kInt64).narrow(0, 1, 2)), {2, 4}, {2}));
+  EXPECT_TRUE(
+      values_near(index_select(x.detach().t(), 1, tensor({0, 2}, kInt64)), {1, 7, 2, 8, 3, 9}, {3, 2}));
+  EXPECT_TRUE(
+      values_near(index_select(arange(5, kInt64), 0, arange(0, 6, 2, kInt64).narrow(0, 1, 2)), {2, 4}, {2}));
 }
 
 TEST(Gather, PicksAlongADimAndAddsGradientsOfRepeats) {

@@ -25,17 +25,16 @@ std::vector<OpSpec> multi_tensor_ops() {
 TEST_P(MixedDevice, EveryArgumentPairIsChecked) {
   const OpSpec& spec = GetParam();
   ember::test::EmulatedCuda emu(2);
-  const std::pair<Device, Device> pairs[] = {{Device::cpu(), Device::cuda(0)},
-                                             {Device::cuda(0), Device::cpu()},
-                                             {Device::cuda(0), Device::cuda(1)}};
+  const std::pair<Device, Device> pairs[] = {
+      {Device::cpu(), Device::cuda(0)}, {Device::cuda(0), Device::cpu()}, {Device::cuda(0), Device::cuda(1)}};
   for (const auto& [ref, other] : pairs) {
     for (size_t moved = 1; moved < spec.args.size(); ++moved) {
       manual_seed(0);
       std::vector<Tensor> args = ember::test::make_args(spec, ref, kFloat32);
       args[moved] = args[moved].to(other);
-      const std::string expected = "tensors on different devices: " + spec.op + " got " +
-                                   spec.args[0].name + " on " + ref.str() + " and " +
-                                   spec.args[moved].name + " on " + other.str();
+      const std::string expected = "tensors on different devices: " + spec.op + " got " + spec.args[0].name +
+                                   " on " + ref.str() + " and " + spec.args[moved].name + " on " +
+                                   other.str();
       EXPECT_THROW_LINE(spec.fn(args), DeviceMismatchError, expected);
     }
   }

@@ -13,9 +13,7 @@ using ember::test::values_near;
 namespace {
 // [N=2, C=2, H=1, W=2]. Channel 0 holds 1, 2, 3, 6: mean 3, biased variance 14/4, unbiased
 // 14/3. Channel 1 holds 0, 0, 4, 4: mean 2, biased variance 4, unbiased 16/3.
-Tensor sample(DType dtype) {
-  return tensor({1, 2, 0, 0, 3, 6, 4, 4}, dtype).reshape({2, 2, 1, 2});
-}
+Tensor sample(DType dtype) { return tensor({1, 2, 0, 0, 3, 6, 4, 4}, dtype).reshape({2, 2, 1, 2}); }
 }  // namespace
 
 TEST(BatchNorm, TrainingUsesBatchStatisticsAndUpdatesRunningStats) {
@@ -25,8 +23,9 @@ TEST(BatchNorm, TrainingUsesBatchStatisticsAndUpdatesRunningStats) {
     Tensor w = tensor({2, 1}, dtype), b = tensor({0, -1}, dtype);
     Tensor out = batch_norm(sample(dtype), rm, rv, w, b, /*training=*/true, /*momentum=*/0.1, eps);
     const double s0 = 2 / std::sqrt(3.5 + eps), s1 = 1 / std::sqrt(4 + eps);
-    EXPECT_TRUE(values_near(out, {-2 * s0, -1 * s0, -2 * s1 - 1, -2 * s1 - 1, 0 * s0, 3 * s0, 2 * s1 - 1, 2 * s1 - 1},
-                            {2, 2, 1, 2}, tol));
+    EXPECT_TRUE(
+        values_near(out, {-2 * s0, -1 * s0, -2 * s1 - 1, -2 * s1 - 1, 0 * s0, 3 * s0, 2 * s1 - 1, 2 * s1 - 1},
+                    {2, 2, 1, 2}, tol));
     EXPECT_TRUE(values_near(rm, {0.9 * 0 + 0.1 * 3, 0.9 * 1 + 0.1 * 2}, {2}, tol));
     EXPECT_TRUE(values_near(rv, {0.9 * 1 + 0.1 * 14.0 / 3, 0.9 * 2 + 0.1 * 16.0 / 3}, {2}, tol));
   }
@@ -72,16 +71,19 @@ TEST(BatchNorm, TrainingGradientIsOrthogonalToTheMean) {
 TEST(BatchNorm, Errors) {
   Tensor x = zeros({2, 3, 4});
   Tensor s = zeros({3});
-  EXPECT_THROW_LINE(batch_norm(x, s, s, zeros({2})), ShapeError,
-                    "shape mismatch in batch_norm: weight [2] does not match the 3 channels of input [2, 3, 4]");
-  EXPECT_THROW_LINE(batch_norm(x, zeros({4}), s), ShapeError,
-                    "shape mismatch in batch_norm: running_mean [4] does not match the 3 channels of input [2, 3, 4]");
+  EXPECT_THROW_LINE(
+      batch_norm(x, s, s, zeros({2})), ShapeError,
+      "shape mismatch in batch_norm: weight [2] does not match the 3 channels of input [2, 3, 4]");
+  EXPECT_THROW_LINE(
+      batch_norm(x, zeros({4}), s), ShapeError,
+      "shape mismatch in batch_norm: running_mean [4] does not match the 3 channels of input [2, 3, 4]");
   EXPECT_THROW_LINE(batch_norm(x, Tensor(), Tensor(), Tensor(), Tensor(), false), ValueError,
                     "batch_norm: running_mean and running_var are required in eval mode");
   EXPECT_THROW_LINE(batch_norm(x, s, Tensor()), ValueError,
                     "batch_norm: running_mean and running_var must be given together");
-  EXPECT_THROW_LINE(batch_norm(zeros({1, 3}), s, s), ValueError,
-                    "batch_norm: expected more than 1 value per channel when training, got input of shape [1, 3]");
+  EXPECT_THROW_LINE(
+      batch_norm(zeros({1, 3}), s, s), ValueError,
+      "batch_norm: expected more than 1 value per channel when training, got input of shape [1, 3]");
   EXPECT_THROW_LINE(batch_norm(zeros({4}), Tensor(), Tensor()), ShapeError,
                     "batch_norm: input must be [N, C, ...], got shape [4]");
   EXPECT_THROW_LINE(batch_norm(x, s.to(kFloat64), s.to(kFloat64)), DTypeError,

@@ -21,8 +21,8 @@ struct PoolGeo {
 };
 
 std::ostream& operator<<(std::ostream& os, const PoolGeo& g) {
-  return os << "N" << g.N << " C" << g.C << " " << g.H << "x" << g.W << " k" << g.kh << "x" << g.kw
-            << " s" << g.sh << "," << g.sw << " p" << g.ph << "," << g.pw;
+  return os << "N" << g.N << " C" << g.C << " " << g.H << "x" << g.W << " k" << g.kh << "x" << g.kw << " s"
+            << g.sh << "," << g.sw << " p" << g.ph << "," << g.pw;
 }
 
 struct PoolReference {
@@ -70,15 +70,15 @@ PoolReference direct_pool(const PoolGeo& s, const std::vector<double>& x, const 
 
 const std::vector<PoolGeo> kPoolGeometries = {
     //  N  C   H   W kh kw sh sw ph pw
-    {1, 1, 4, 4, 2, 2, 2, 2, 0, 0},       // the smallest 2x2 case
-    {64, 10, 24, 24, 2, 2, 2, 2, 0, 0},   // the tutorial's first pool
-    {64, 20, 8, 8, 2, 2, 2, 2, 0, 0},     // the tutorial's second pool
-    {2, 3, 7, 5, 2, 2, 2, 2, 0, 0},       // odd sizes: the last row and column are dropped
-    {2, 3, 9, 8, 3, 3, 2, 2, 1, 1},       // 3x3, stride 2, padding 1
-    {1, 4, 6, 7, 2, 3, 1, 2, 1, 1},       // rectangular kernel, mixed strides
-    {3, 2, 5, 5, 3, 3, 1, 1, 1, 1},       // overlapping windows
-    {2, 1, 6, 6, 6, 6, 1, 1, 0, 0},       // one window over everything
-    {1, 2, 10, 3, 4, 1, 3, 1, 2, 0},      // a column kernel with padding
+    {1, 1, 4, 4, 2, 2, 2, 2, 0, 0},      // the smallest 2x2 case
+    {64, 10, 24, 24, 2, 2, 2, 2, 0, 0},  // the tutorial's first pool
+    {64, 20, 8, 8, 2, 2, 2, 2, 0, 0},    // the tutorial's second pool
+    {2, 3, 7, 5, 2, 2, 2, 2, 0, 0},      // odd sizes: the last row and column are dropped
+    {2, 3, 9, 8, 3, 3, 2, 2, 1, 1},      // 3x3, stride 2, padding 1
+    {1, 4, 6, 7, 2, 3, 1, 2, 1, 1},      // rectangular kernel, mixed strides
+    {3, 2, 5, 5, 3, 3, 1, 1, 1, 1},      // overlapping windows
+    {2, 1, 6, 6, 6, 6, 1, 1, 0, 0},      // one window over everything
+    {1, 2, 10, 3, 4, 1, 3, 1, 2, 0},     // a column kernel with padding
 };
 
 Tensor uniform(const Shape& shape, DType dtype) { return rand(shape, dtype) * 2.0 - 1.0; }
@@ -156,12 +156,15 @@ TEST(MaxPool2d, Errors) {
   EXPECT_THROW_LINE(max_pool2d(x, 0), ValueError, "max_pool2d: kernel size must be >= 1, got [0, 0]");
   EXPECT_THROW_LINE(max_pool2d(x, 2, {-1, 1}), ValueError, "max_pool2d: stride must be >= 1, got [-1, 1]");
   EXPECT_THROW_LINE(max_pool2d(x, 2, 2, -1), ValueError, "max_pool2d: padding must be >= 0, got [-1, -1]");
-  EXPECT_THROW_LINE(max_pool2d(x, 2, 2, 2), ValueError,
-                    "max_pool2d: padding must be at most half the kernel size, got padding [2, 2] for kernel [2, 2]");
-  EXPECT_THROW_LINE(max_pool2d(x, 5), ShapeError,
-                    "max_pool2d: the kernel [5, 5] is larger than the padded input [4, 4] (input [1, 2, 4, 4])");
-  EXPECT_THROW_LINE(avg_pool2d(x, {2, 7}, 1, {0, 1}), ShapeError,
-                    "avg_pool2d: the kernel [2, 7] is larger than the padded input [4, 6] (input [1, 2, 4, 4])");
+  EXPECT_THROW_LINE(
+      max_pool2d(x, 2, 2, 2), ValueError,
+      "max_pool2d: padding must be at most half the kernel size, got padding [2, 2] for kernel [2, 2]");
+  EXPECT_THROW_LINE(
+      max_pool2d(x, 5), ShapeError,
+      "max_pool2d: the kernel [5, 5] is larger than the padded input [4, 4] (input [1, 2, 4, 4])");
+  EXPECT_THROW_LINE(
+      avg_pool2d(x, {2, 7}, 1, {0, 1}), ShapeError,
+      "avg_pool2d: the kernel [2, 7] is larger than the padded input [4, 6] (input [1, 2, 4, 4])");
   EXPECT_THROW_LINE(max_pool2d(zeros({4, 4}), 2), ShapeError,
                     "max_pool2d: input must be 3-D (CHW) or 4-D (NCHW), got shape [4, 4]");
   EXPECT_THROW_LINE(max_pool2d(x.to(kInt64), 2), DTypeError,

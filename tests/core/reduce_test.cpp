@@ -23,9 +23,12 @@ std::vector<double> naive(const std::vector<double>& x, const Shape& s, int dim,
         double acc = std::string(op) == "max" ? -INFINITY : std::string(op) == "min" ? INFINITY : 0;
         for (int64_t r = 0; r < n; ++r) {
           const double v = at(dim == 0 ? r : i, dim == 1 ? r : j, dim == 2 ? r : k);
-          if (std::string(op) == "max") acc = std::max(acc, v);
-          else if (std::string(op) == "min") acc = std::min(acc, v);
-          else acc += v;
+          if (std::string(op) == "max")
+            acc = std::max(acc, v);
+          else if (std::string(op) == "min")
+            acc = std::min(acc, v);
+          else
+            acc += v;
         }
         if (std::string(op) == "mean") acc /= static_cast<double>(n);
         out.push_back(acc);
@@ -57,13 +60,17 @@ TEST(Reduce, EveryDimOfAnOddShapeMatchesANaiveLoop) {
     EXPECT_TRUE(values_near(sum(xt, {dim}), naive(v, s, dim, "sum"), dropped, 1e-12)) << dim;
     EXPECT_TRUE(values_near(amax(xt, {dim}), naive(v, s, dim, "max"), dropped, 0)) << dim;
   }
-  EXPECT_TRUE(values_near(sum(x, {0, 2}), [&] {
-    std::vector<double> r(5, 0.0);
-    for (int64_t a = 0; a < 3; ++a)
-      for (int64_t b = 0; b < 5; ++b)
-        for (int64_t c = 0; c < 7; ++c) r[static_cast<size_t>(b)] += v[static_cast<size_t>((a * 5 + b) * 7 + c)];
-    return r;
-  }(), {5}, 1e-12));
+  EXPECT_TRUE(values_near(
+      sum(x, {0, 2}),
+      [&] {
+        std::vector<double> r(5, 0.0);
+        for (int64_t a = 0; a < 3; ++a)
+          for (int64_t b = 0; b < 5; ++b)
+            for (int64_t c = 0; c < 7; ++c)
+              r[static_cast<size_t>(b)] += v[static_cast<size_t>((a * 5 + b) * 7 + c)];
+        return r;
+      }(),
+      {5}, 1e-12));
 }
 
 TEST(Reduce, IndicesPointAtTheFirstExtremum) {
@@ -91,7 +98,8 @@ TEST(Reduce, IntegerAndBoolSumsCount) {
   EXPECT_EQ(b.sum().dtype(), kInt64);
   EXPECT_EQ(b.sum().item<int64_t>(), 3);
   EXPECT_EQ(arange(0, 10, 1, kInt64).sum().item<int64_t>(), 45);
-  EXPECT_THROW_MSG(mean(arange(0, 10, 1, kInt64)), DTypeError, "dtype mismatch in mean: input must be float32 or float64, got int64");
+  EXPECT_THROW_MSG(mean(arange(0, 10, 1, kInt64)), DTypeError,
+                   "dtype mismatch in mean: input must be float32 or float64, got int64");
 }
 
 TEST(Reduce, LargeFloat32SumsStayAccurate) {
@@ -106,9 +114,11 @@ TEST(Reduce, EmptyAndScalarInputs) {
   EXPECT_EQ(zeros({0, 3}).sum().item<float>(), 0.0f);
   EXPECT_TRUE(values_near(zeros({0, 3}).sum({0}), {0, 0, 0}, {3}));
   EXPECT_TRUE(std::isnan(zeros({0}).mean().item<float>()));
-  EXPECT_THROW_MSG(amax(zeros({0, 3}), {0}), ShapeError, "amax: cannot reduce over an empty dim of shape [0, 3]");
+  EXPECT_THROW_MSG(amax(zeros({0, 3}), {0}), ShapeError,
+                   "amax: cannot reduce over an empty dim of shape [0, 3]");
   EXPECT_EQ(scalar_tensor(4).sum().item<float>(), 4.0f);
-  EXPECT_THROW_MSG(sum(ones({2, 2}), {2}), IndexError, "sum: dim 2 is out of range for a tensor of 2 dimensions");
+  EXPECT_THROW_MSG(sum(ones({2, 2}), {2}), IndexError,
+                   "sum: dim 2 is out of range for a tensor of 2 dimensions");
   EXPECT_THROW_MSG(sum(ones({2, 2}), {1, -1}), ValueError, "sum: dim 1 is repeated");
 }
 
@@ -161,7 +171,8 @@ TEST(Loss, CrossEntropyNllAndMseByHand) {
                    "nll_loss: target -1 is out of range for 3 classes");
   EXPECT_THROW_MSG(cross_entropy(logits, tensor({1}, kInt64)), ShapeError,
                    "cross_entropy: target of shape [1] does not match input of shape [2, 3]");
-  EXPECT_THROW_MSG(mse_loss(ones({2}), ones({3})), ShapeError, "mse_loss: input of shape [2] and target of shape [3] differ");
+  EXPECT_THROW_MSG(mse_loss(ones({2}), ones({3})), ShapeError,
+                   "mse_loss: input of shape [2] and target of shape [3] differ");
 }
 
 TEST(Linalg, EmptyDimsAreFine) {
@@ -169,6 +180,7 @@ TEST(Linalg, EmptyDimsAreFine) {
   Tensor r = rand({3, 0});
   EXPECT_EQ(r.shape(), (Shape{3, 0}));
   // No input features: the product is the bias alone.
-  EXPECT_TRUE(values_near(linear(zeros({2, 0}), zeros({3, 0}), tensor({1, 2, 3})), {1, 2, 3, 1, 2, 3}, {2, 3}));
+  EXPECT_TRUE(
+      values_near(linear(zeros({2, 0}), zeros({3, 0}), tensor({1, 2, 3})), {1, 2, 3, 1, 2, 3}, {2, 3}));
   EXPECT_TRUE(values_near(matmul(zeros({2, 0}), zeros({0, 2})), {0, 0, 0, 0}, {2, 2}));
 }

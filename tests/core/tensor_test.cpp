@@ -99,10 +99,13 @@ TEST(Tensor, MetadataAndPrinting) {
   EXPECT_EQ(t.device(), Device::cpu());
   std::ostringstream os;
   os << t;
-  EXPECT_EQ(os.str(), "tensor([[0., 1., 2.],\n        [3., 4., 5.]], shape=[2, 3], dtype=float32, device=cpu)");
+  EXPECT_EQ(os.str(),
+            "tensor([[0., 1., 2.],\n        [3., 4., 5.]], shape=[2, 3], dtype=float32, device=cpu)");
   std::ostringstream os2;
   os2 << tensor({1, 0}, kInt64) << " " << (tensor({1, 0}) > 0.5);
-  EXPECT_EQ(os2.str(), "tensor([1, 0], shape=[2], dtype=int64, device=cpu) tensor([true, false], shape=[2], dtype=bool, device=cpu)");
+  EXPECT_EQ(os2.str(),
+            "tensor([1, 0], shape=[2], dtype=int64, device=cpu) tensor([true, false], shape=[2], dtype=bool, "
+            "device=cpu)");
   EXPECT_THROW_MSG(t.size(2), IndexError, "size: dim 2 is out of range for a tensor of 2 dimensions");
 }
 
@@ -186,4 +189,3 @@ TEST(Tensor, RoundTripsThroughEmulatedDevices) {
   dst.copy_(tensor({1, 2, 3}));
   EXPECT_TRUE(values_near(dst, {1, 2, 3}, {3}));
 }
-

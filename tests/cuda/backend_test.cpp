@@ -23,7 +23,9 @@ Backend& gpu() { return backend_for(Device::cuda(0)); }
 // A random float32 tensor in [lo, hi) on the CPU.
 Tensor random_cpu(const Shape& shape, double lo = -1, double hi = 1) { return rand(shape) * (hi - lo) + lo; }
 
-Tensor empty_gpu(const Shape& shape, DType dtype = kFloat32) { return detail::make_empty(shape, dtype, Device::cuda(0)); }
+Tensor empty_gpu(const Shape& shape, DType dtype = kFloat32) {
+  return detail::make_empty(shape, dtype, Device::cuda(0));
+}
 
 // A float64 reference with the number of terms behind each value.
 struct Ref {
@@ -95,7 +97,8 @@ void check_conv(const ConvCase& cc) {
               }
         }
   const Tensor xg = x.cuda(), wg = w.cuda(), bg = b.cuda(), gog = go.cuda();
-  Tensor y = empty_gpu(out.shape), dx = empty_gpu(gx.shape), dw = empty_gpu(gw.shape), db = empty_gpu(gb.shape);
+  Tensor y = empty_gpu(out.shape), dx = empty_gpu(gx.shape), dw = empty_gpu(gw.shape),
+         db = empty_gpu(gb.shape);
   gpu().conv2d(y, xg, wg, bg, cc.p);
   gpu().conv2d_backward_input(dx, gog, wg, cc.p);
   gpu().conv2d_backward_weight(dw, db, gog, xg, cc.p);
@@ -152,7 +155,8 @@ TEST(CudaConv, ANarrowedInputIsNotGivenAnAlgorithmFoundOnAlignedBuffers) {
     const std::vector<double> want = host(conv2d(big.narrow(0, start, 2), w));
     const std::vector<double> got = host(conv2d(big_gpu.narrow(0, start, 2), w_gpu));
     ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << "batch from " << start << ", " << i;
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5) << "batch from " << start << ", " << i;
   }
 }
 
@@ -197,7 +201,8 @@ void check_pool(int64_t n, int64_t c, int64_t h, int64_t w, const Pool2dParams& 
             if (y < 0 || y >= h || xx < 0 || xx >= w) continue;
             const double v = X[static_cast<size_t>((pl * h + y) * w + xx)];
             avg.v[static_cast<size_t>(o)] += v / static_cast<double>(p.kernel_h * p.kernel_w);
-            gavg.add((pl * h + y) * w + xx, GO[static_cast<size_t>(o)] / static_cast<double>(p.kernel_h * p.kernel_w));
+            gavg.add((pl * h + y) * w + xx,
+                     GO[static_cast<size_t>(o)] / static_cast<double>(p.kernel_h * p.kernel_w));
             if (best < 0 || v > X[static_cast<size_t>(pl * h * w + best)]) best = y * w + xx;
           }
         idx[static_cast<size_t>(o)] = best;
@@ -247,82 +252,82 @@ TEST(CudaBatchNorm, TrainingAndInferenceMatchNaiveLoops) {
     // [6, 3, 4, 5] goes to cuDNN, [16, 7] to Ember's kernels; eps 0.1 must reach the
     // backward too (the emulated cuDNN checks the saved statistics against it).
     for (const Shape& shape : {Shape{6, 3, 4, 5}, Shape{16, 7}})
-    for (const double eps : {1e-5, 0.1}) {
-      Poisoned poison;
-      const int64_t N = shape[0], C = shape[1], R = numel_of(shape) / (N * C), M = N * R;
-      const double momentum = 0.1;
-      const Tensor x = random_cpu(shape, -2, 3), w = random_cpu({C}, 0.5, 1.5), b = random_cpu({C}),
-                   go = random_cpu(shape), rm0 = random_cpu({C}), rv0 = random_cpu({C}, 0.5, 2);
-      const auto X = host(x), W = host(w), B = host(b), GO = host(go), RM = host(rm0), RV = host(rv0);
-      auto at = [&](int64_t n, int64_t c, int64_t r) { return static_cast<size_t>((n * C + c) * R + r); };
-      Ref out(shape), mean({C}), invstd({C}), rm({C}), rv({C}), gi(shape), gw({C}), gbias({C});
-      Ref eout(shape), egi(shape), egw({C}), egb({C});
-      for (int64_t c = 0; c < C; ++c) {
-        double s = 0, ss = 0;
-        for (int64_t n = 0; n < N; ++n)
-          for (int64_t r = 0; r < R; ++r) s += X[at(n, c, r)];
-        const double mu = s / M;
-        for (int64_t n = 0; n < N; ++n)
-          for (int64_t r = 0; r < R; ++r) ss += (X[at(n, c, r)] - mu) * (X[at(n, c, r)] - mu);
-        const double var = ss / M, is = 1 / std::sqrt(var + eps);
-        const double eis = 1 / std::sqrt(RV[c] + eps);
-        mean.v[c] = mu;
-        invstd.v[c] = is;
-        rm.v[c] = (1 - momentum) * RM[c] + momentum * mu;
-        rv.v[c] = (1 - momentum) * RV[c] + momentum * ss / (M - 1);
-        mean.k[c] = invstd.k[c] = rm.k[c] = rv.k[c] = M;
-        double sg = 0, sgx = 0, esgx = 0;
-        for (int64_t n = 0; n < N; ++n)
-          for (int64_t r = 0; r < R; ++r) {
-            const size_t i = at(n, c, r);
-            const double xhat = (X[i] - mu) * is;
-            out.v[i] = xhat * W[c] + B[c];
-            out.k[i] = M;
-            eout.v[i] = (X[i] - RM[c]) * eis * W[c] + B[c];
-            eout.k[i] = 4;  // x, mean, scale and shift meet in one affine map
-            sg += GO[i];
-            sgx += GO[i] * xhat;
-            esgx += GO[i] * (X[i] - RM[c]) * eis;
-            egi.v[i] = GO[i] * W[c] * eis;
-          }
-        gw.v[c] = sgx;
-        gbias.v[c] = egb.v[c] = sg;
-        egw.v[c] = esgx;
-        gw.k[c] = gbias.k[c] = egw.k[c] = egb.k[c] = M;
-        for (int64_t n = 0; n < N; ++n)
-          for (int64_t r = 0; r < R; ++r) {
-            const size_t i = at(n, c, r);
-            const double xhat = (X[i] - mu) * is;
-            gi.v[i] = W[c] * is / M * (M * GO[i] - sg - xhat * sgx);
-            gi.k[i] = M;
-          }
-      }
-      const Tensor xg = x.cuda(), wg = w.cuda(), bg = b.cuda(), gog = go.cuda();
-      Tensor rmg = rm0.cuda(), rvg = rv0.cuda();
-      Tensor y = empty_gpu(shape), sm = empty_gpu({C}), si = empty_gpu({C});
-      gpu().batch_norm(y, sm, si, xg, wg, bg, rmg, rvg, true, momentum, eps);
-      EXPECT_TRUE(near_ref(y, out, "batch_norm training"));
-      EXPECT_TRUE(near_ref(sm, mean, "batch_norm save_mean"));
-      EXPECT_TRUE(near_ref(si, invstd, "batch_norm save_invstd"));
-      EXPECT_TRUE(near_ref(rmg, rm, "batch_norm running_mean"));
-      EXPECT_TRUE(near_ref(rvg, rv, "batch_norm running_var (unbiased)"));
-      Tensor dx = empty_gpu(shape), dw = empty_gpu({C}), db = empty_gpu({C});
-      gpu().batch_norm_backward(dx, dw, db, gog, xg, wg, sm, si, true, eps);
-      EXPECT_TRUE(near_ref(dx, gi, "batch_norm grad input"));
-      EXPECT_TRUE(near_ref(dw, gw, "batch_norm grad weight"));
-      EXPECT_TRUE(near_ref(db, gbias, "batch_norm grad bias"));
+      for (const double eps : {1e-5, 0.1}) {
+        Poisoned poison;
+        const int64_t N = shape[0], C = shape[1], R = numel_of(shape) / (N * C), M = N * R;
+        const double momentum = 0.1;
+        const Tensor x = random_cpu(shape, -2, 3), w = random_cpu({C}, 0.5, 1.5), b = random_cpu({C}),
+                     go = random_cpu(shape), rm0 = random_cpu({C}), rv0 = random_cpu({C}, 0.5, 2);
+        const auto X = host(x), W = host(w), B = host(b), GO = host(go), RM = host(rm0), RV = host(rv0);
+        auto at = [&](int64_t n, int64_t c, int64_t r) { return static_cast<size_t>((n * C + c) * R + r); };
+        Ref out(shape), mean({C}), invstd({C}), rm({C}), rv({C}), gi(shape), gw({C}), gbias({C});
+        Ref eout(shape), egi(shape), egw({C}), egb({C});
+        for (int64_t c = 0; c < C; ++c) {
+          double s = 0, ss = 0;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t r = 0; r < R; ++r) s += X[at(n, c, r)];
+          const double mu = s / M;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t r = 0; r < R; ++r) ss += (X[at(n, c, r)] - mu) * (X[at(n, c, r)] - mu);
+          const double var = ss / M, is = 1 / std::sqrt(var + eps);
+          const double eis = 1 / std::sqrt(RV[c] + eps);
+          mean.v[c] = mu;
+          invstd.v[c] = is;
+          rm.v[c] = (1 - momentum) * RM[c] + momentum * mu;
+          rv.v[c] = (1 - momentum) * RV[c] + momentum * ss / (M - 1);
+          mean.k[c] = invstd.k[c] = rm.k[c] = rv.k[c] = M;
+          double sg = 0, sgx = 0, esgx = 0;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t r = 0; r < R; ++r) {
+              const size_t i = at(n, c, r);
+              const double xhat = (X[i] - mu) * is;
+              out.v[i] = xhat * W[c] + B[c];
+              out.k[i] = M;
+              eout.v[i] = (X[i] - RM[c]) * eis * W[c] + B[c];
+              eout.k[i] = 4;  // x, mean, scale and shift meet in one affine map
+              sg += GO[i];
+              sgx += GO[i] * xhat;
+              esgx += GO[i] * (X[i] - RM[c]) * eis;
+              egi.v[i] = GO[i] * W[c] * eis;
+            }
+          gw.v[c] = sgx;
+          gbias.v[c] = egb.v[c] = sg;
+          egw.v[c] = esgx;
+          gw.k[c] = gbias.k[c] = egw.k[c] = egb.k[c] = M;
+          for (int64_t n = 0; n < N; ++n)
+            for (int64_t r = 0; r < R; ++r) {
+              const size_t i = at(n, c, r);
+              const double xhat = (X[i] - mu) * is;
+              gi.v[i] = W[c] * is / M * (M * GO[i] - sg - xhat * sgx);
+              gi.k[i] = M;
+            }
+        }
+        const Tensor xg = x.cuda(), wg = w.cuda(), bg = b.cuda(), gog = go.cuda();
+        Tensor rmg = rm0.cuda(), rvg = rv0.cuda();
+        Tensor y = empty_gpu(shape), sm = empty_gpu({C}), si = empty_gpu({C});
+        gpu().batch_norm(y, sm, si, xg, wg, bg, rmg, rvg, true, momentum, eps);
+        EXPECT_TRUE(near_ref(y, out, "batch_norm training"));
+        EXPECT_TRUE(near_ref(sm, mean, "batch_norm save_mean"));
+        EXPECT_TRUE(near_ref(si, invstd, "batch_norm save_invstd"));
+        EXPECT_TRUE(near_ref(rmg, rm, "batch_norm running_mean"));
+        EXPECT_TRUE(near_ref(rvg, rv, "batch_norm running_var (unbiased)"));
+        Tensor dx = empty_gpu(shape), dw = empty_gpu({C}), db = empty_gpu({C});
+        gpu().batch_norm_backward(dx, dw, db, gog, xg, wg, sm, si, true, eps);
+        EXPECT_TRUE(near_ref(dx, gi, "batch_norm grad input"));
+        EXPECT_TRUE(near_ref(dw, gw, "batch_norm grad weight"));
+        EXPECT_TRUE(near_ref(db, gbias, "batch_norm grad bias"));
 
-      // Inference: the running statistics normalise; their gradient treats them as constants.
-      const Tensor rm_in = rm0.cuda(), rv_in = rv0.cuda();
-      Tensor ye = empty_gpu(shape), em = empty_gpu({C}), ei = empty_gpu({C});
-      gpu().batch_norm(ye, em, ei, xg, wg, bg, rm_in, rv_in, false, momentum, eps);
-      EXPECT_TRUE(near_ref(ye, eout, "batch_norm inference"));
-      Tensor edx = empty_gpu(shape), edw = empty_gpu({C}), edb = empty_gpu({C});
-      gpu().batch_norm_backward(edx, edw, edb, gog, xg, wg, em, ei, false, eps);
-      EXPECT_TRUE(near_ref(edx, egi, "batch_norm inference grad input"));
-      EXPECT_TRUE(near_ref(edw, egw, "batch_norm inference grad weight"));
-      EXPECT_TRUE(near_ref(edb, egb, "batch_norm inference grad bias"));
-    }
+        // Inference: the running statistics normalise; their gradient treats them as constants.
+        const Tensor rm_in = rm0.cuda(), rv_in = rv0.cuda();
+        Tensor ye = empty_gpu(shape), em = empty_gpu({C}), ei = empty_gpu({C});
+        gpu().batch_norm(ye, em, ei, xg, wg, bg, rm_in, rv_in, false, momentum, eps);
+        EXPECT_TRUE(near_ref(ye, eout, "batch_norm inference"));
+        Tensor edx = empty_gpu(shape), edw = empty_gpu({C}), edb = empty_gpu({C});
+        gpu().batch_norm_backward(edx, edw, edb, gog, xg, wg, em, ei, false, eps);
+        EXPECT_TRUE(near_ref(edx, egi, "batch_norm inference grad input"));
+        EXPECT_TRUE(near_ref(edw, egw, "batch_norm inference grad weight"));
+        EXPECT_TRUE(near_ref(edb, egb, "batch_norm inference grad bias"));
+      }
   }
 }
 
@@ -341,7 +346,8 @@ TEST(CudaIndex, SelectAddGatherScatterMatchNaiveLoops) {
   const auto IN = in.contiguous().to_vector<double>();
   const std::vector<int64_t> I{4, 0, 4, 2};
   for (int64_t r = 0; r < 4; ++r)
-    for (int64_t j = 0; j < 4; ++j) rsel.add(r * 4 + j, IN[static_cast<size_t>(r * 5 + I[static_cast<size_t>(j)])]);
+    for (int64_t j = 0; j < 4; ++j)
+      rsel.add(r * 4 + j, IN[static_cast<size_t>(r * 5 + I[static_cast<size_t>(j)])]);
   EXPECT_TRUE(near_ref(sel, rsel, "index_select"));
 
   // index_add: repeated indices sum.
@@ -352,7 +358,8 @@ TEST(CudaIndex, SelectAddGatherScatterMatchNaiveLoops) {
   const auto BASE = host(base), SRC = host(src);
   for (size_t e = 0; e < BASE.size(); ++e) radd.add(static_cast<int64_t>(e), BASE[e]);
   for (int64_t r = 0; r < 4; ++r)
-    for (int64_t j = 0; j < 4; ++j) radd.add(r * 5 + I[static_cast<size_t>(j)], SRC[static_cast<size_t>(r * 4 + j)]);
+    for (int64_t j = 0; j < 4; ++j)
+      radd.add(r * 5 + I[static_cast<size_t>(j)], SRC[static_cast<size_t>(r * 4 + j)]);
   EXPECT_TRUE(near_ref(acc, radd, "index_add"));
 
   // gather / scatter_add along dim 0 with an index smaller than the input.
@@ -364,7 +371,8 @@ TEST(CudaIndex, SelectAddGatherScatterMatchNaiveLoops) {
   const auto GIN = host(gin);
   const std::vector<int64_t> GI{3, 0, 1, 1, 2, 3};
   for (int64_t i = 0; i < 2; ++i)
-    for (int64_t j = 0; j < 3; ++j) rg.add(i * 3 + j, GIN[static_cast<size_t>(GI[static_cast<size_t>(i * 3 + j)] * 5 + j)]);
+    for (int64_t j = 0; j < 3; ++j)
+      rg.add(i * 3 + j, GIN[static_cast<size_t>(GI[static_cast<size_t>(i * 3 + j)] * 5 + j)]);
   EXPECT_TRUE(near_ref(g, rg, "gather"));
 
   const Tensor ssrc = random_cpu({2, 3});
@@ -374,7 +382,8 @@ TEST(CudaIndex, SelectAddGatherScatterMatchNaiveLoops) {
   const auto SS = host(ssrc);
   for (size_t e = 0; e < GIN.size(); ++e) rs.add(static_cast<int64_t>(e), GIN[e]);
   for (int64_t i = 0; i < 2; ++i)
-    for (int64_t j = 0; j < 3; ++j) rs.add(GI[static_cast<size_t>(i * 3 + j)] * 5 + j, SS[static_cast<size_t>(i * 3 + j)]);
+    for (int64_t j = 0; j < 3; ++j)
+      rs.add(GI[static_cast<size_t>(i * 3 + j)] * 5 + j, SS[static_cast<size_t>(i * 3 + j)]);
   EXPECT_TRUE(near_ref(sacc, rs, "scatter_add"));
 }
 
@@ -390,7 +399,8 @@ TEST(CudaIndex, BadIndicesRaiseIndexErrorNamingTheOpWhenRead) {
   Tensor acc = empty_gpu({3, 4});
   gpu().fill(acc, 0);
   gpu().scatter_add(acc, 0, from_vector(std::vector<int64_t>{-1}, {1, 1}, kInt64).cuda(), in);
-  EXPECT_THROW_LINE(cuda::synchronize(), IndexError, "scatter_add: index -1 is out of range for dim 0 of size 3");
+  EXPECT_THROW_LINE(cuda::synchronize(), IndexError,
+                    "scatter_add: index -1 is out of range for dim 0 of size 3");
 }
 
 TEST(CudaIndex, BadTargetsRaiseIndexErrorNamingTheLoss) {
@@ -400,7 +410,8 @@ TEST(CudaIndex, BadTargetsRaiseIndexErrorNamingTheLoss) {
   Tensor loss = cross_entropy(logits, target);  // queued
   EXPECT_THROW_LINE(loss.item<float>(), IndexError,
                     "cross_entropy: target 5 is out of range for 5 classes (expected 0 <= target < 5)");
-  EXPECT_NO_THROW(cross_entropy(logits, from_vector(std::vector<int64_t>{0, 4, 2}, {3}, kInt64).cuda()).item<float>());
+  EXPECT_NO_THROW(
+      cross_entropy(logits, from_vector(std::vector<int64_t>{0, 4, 2}, {3}, kInt64).cuda()).item<float>());
 }
 
 // PTX's cvt saturates and x86 wraps: kernels/cast.h defines one answer for both devices.
@@ -426,8 +437,9 @@ TEST(CudaIndex, BadTargetsInTheBackwardNameTheLossOnBothDevices) {
   const Tensor g = from_vector(std::vector<float>{1, 1, 1}, {3});
   const char* msg = "cross_entropy: target 5 is out of range for 5 classes (expected 0 <= target < 5)";
   Tensor gi_cpu = zeros({3, 5});
-  EXPECT_THROW_LINE(backend_for(Device::cpu()).class_loss_backward(gi_cpu, g, logits, bad, false, "cross_entropy"),
-                    IndexError, msg);
+  EXPECT_THROW_LINE(
+      backend_for(Device::cpu()).class_loss_backward(gi_cpu, g, logits, bad, false, "cross_entropy"),
+      IndexError, msg);
   Tensor gi = empty_gpu({3, 5});
   gpu().class_loss_backward(gi, g.cuda(), logits.cuda(), bad.cuda(), false, "cross_entropy");  // queued
   EXPECT_THROW_LINE(cuda::synchronize(), IndexError, msg);
@@ -504,8 +516,10 @@ TEST(CudaOptim, AdamAndAdamWMatchPyTorchFormulas) {
     const double bc1 = 1 - std::pow(p.beta1, 3), bc2 = 1 - std::pow(p.beta2, 3);
     for (size_t i = 0; i < P.size(); ++i) {
       double g = G[i], param = P[i];
-      if (decoupled) param *= 1 - p.lr * p.weight_decay;
-      else g += p.weight_decay * param;
+      if (decoupled)
+        param *= 1 - p.lr * p.weight_decay;
+      else
+        g += p.weight_decay * param;
       const double m = p.beta1 * M[i] + (1 - p.beta1) * g;
       const double v = p.beta2 * V[i] + (1 - p.beta2) * g * g;
       rm.add(static_cast<int64_t>(i), m);

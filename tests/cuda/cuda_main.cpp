@@ -25,12 +25,14 @@ class Summary : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::UnitTest::GetInstance()->listeners().Append(new Summary);
-  std::printf("[ember] %s; %d CUDA device(s)\n", ember::cuda::versions().c_str(), ember::cuda::device_count());
+  std::printf("[ember] %s; %d CUDA device(s)\n", ember::cuda::versions().c_str(),
+              ember::cuda::device_count());
   std::unique_ptr<ember::test::EmulatedCuda> emulated;
   const char* emulate = std::getenv("EMBER_PARITY_EMULATE");
   if (emulate && std::strcmp(emulate, "1") == 0) {
-    std::printf("[ember] EMBER_PARITY_EMULATE=1: running against the emulated device (CPU kernels), "
-                "not a GPU\n");
+    std::printf(
+        "[ember] EMBER_PARITY_EMULATE=1: running against the emulated device (CPU kernels), "
+        "not a GPU\n");
     emulated = std::make_unique<ember::test::EmulatedCuda>(2);
   }
   return RUN_ALL_TESTS();

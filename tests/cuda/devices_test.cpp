@@ -64,7 +64,8 @@ TEST(CudaDevices, CopiesBetweenDevicesKeepValues) {
   EXPECT_EQ(on1.device(), Device::cuda(1));
   EXPECT_EQ(on1.cpu().to_vector<float>(), a.to_vector<float>());
   EXPECT_EQ(on1.t().to(Device::cuda(0)).cpu().to_vector<float>(), a.t().contiguous().to_vector<float>());
-  EXPECT_EQ(on1.to(Device::cuda(0)).to(kFloat64).cpu().to_vector<double>(), a.to(kFloat64).to_vector<double>());
+  EXPECT_EQ(on1.to(Device::cuda(0)).to(kFloat64).cpu().to_vector<double>(),
+            a.to(kFloat64).to_vector<double>());
   // Into an existing tensor of the other device, and through the host.
   Tensor dst = zeros({20, 30}, TensorOptions().device(Device::cuda(1)));
   dst.copy_(on0 * 2.0);
@@ -77,10 +78,12 @@ TEST(CudaDevices, OpsRefuseTensorsOfTwoDevices) {
   if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
   const Tensor x = ones({3}, TensorOptions().device(Device::cuda(0)));
   const Tensor y = ones({3}, TensorOptions().device(Device::cuda(1)));
-  EXPECT_THROW_MSG(x + y, DeviceMismatchError, "tensors on different devices: add got lhs on cuda:0 and rhs on cuda:1");
+  EXPECT_THROW_MSG(x + y, DeviceMismatchError,
+                   "tensors on different devices: add got lhs on cuda:0 and rhs on cuda:1");
   EXPECT_THROW_MSG(where(x > 0.0, x, y), DeviceMismatchError,
                    "tensors on different devices: where got condition on cuda:0 and other on cuda:1");
   EXPECT_THROW_MSG(cross_entropy(ones({2, 3}, TensorOptions().device(Device::cuda(1))),
                                  zeros({2}, TensorOptions().device(Device::cuda(0)).dtype(kInt64))),
-                   DeviceMismatchError, "tensors on different devices: cross_entropy got input on cuda:1 and target on cuda:0");
+                   DeviceMismatchError,
+                   "tensors on different devices: cross_entropy got input on cuda:1 and target on cuda:0");
 }

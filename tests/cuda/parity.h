@@ -77,14 +77,14 @@ inline std::string coords(const Shape& shape, size_t flat) {
 /// ulps float32 ulps when ulps > 0). Reports the first mismatching index, both values, the
 /// tolerance and how many elements differ.
 inline ::testing::AssertionResult matches(const HostValues& x, const HostValues& ref,
-                                          const std::vector<int64_t>& k, bool exact,
-                                          const std::string& what, int ulps = 0) {
+                                          const std::vector<int64_t>& k, bool exact, const std::string& what,
+                                          int ulps = 0) {
   if (x.shape != ref.shape)
-    return ::testing::AssertionFailure() << what << ": shape " << shape_str(x.shape) << " vs reference "
-                                         << shape_str(ref.shape);
+    return ::testing::AssertionFailure()
+           << what << ": shape " << shape_str(x.shape) << " vs reference " << shape_str(ref.shape);
   if (is_floating(x.dtype) != is_floating(ref.dtype) || (!is_floating(x.dtype) && x.dtype != ref.dtype))
-    return ::testing::AssertionFailure() << what << ": dtype " << dtype_name(x.dtype) << " vs reference "
-                                         << dtype_name(ref.dtype);
+    return ::testing::AssertionFailure()
+           << what << ": dtype " << dtype_name(x.dtype) << " vs reference " << dtype_name(ref.dtype);
   size_t bad = 0, first = 0;
   double tol_first = 0;
   for (size_t e = 0; e < x.size(); ++e) {
@@ -109,9 +109,10 @@ inline ::testing::AssertionResult matches(const HostValues& x, const HostValues&
   failure << what << ": first mismatch at " << coords(x.shape, first) << " (flat " << first << "): ";
   if (is_floating(x.dtype)) {
     failure << std::setprecision(9) << "cuda " << x.f[first] << " vs reference " << ref.f[first]
-            << (!exact ? "" : ulps > 0 ? " (to within " + std::to_string(ulps) + " ulps)" : " (compared exactly)")
-            << ", tolerance " << tol_first << " (K="
-            << (k.empty() ? 1 : k[first]) << ")";
+            << (!exact     ? ""
+                : ulps > 0 ? " (to within " + std::to_string(ulps) + " ulps)"
+                           : " (compared exactly)")
+            << ", tolerance " << tol_first << " (K=" << (k.empty() ? 1 : k[first]) << ")";
   } else {
     failure << "cuda " << x.i[first] << " vs reference " << ref.i[first];
   }

@@ -78,7 +78,8 @@ bool wants_grad(const OpSpec& spec, size_t i, const Tensor& t) {
   return spec.differentiable && spec.args[i].grad && is_floating(t.dtype());
 }
 
-std::vector<Tensor> leaves_on(const OpSpec& spec, const std::vector<Tensor>& base, Device device, DType float_dtype) {
+std::vector<Tensor> leaves_on(const OpSpec& spec, const std::vector<Tensor>& base, Device device,
+                              DType float_dtype) {
   std::vector<Tensor> out;
   for (size_t i = 0; i < base.size(); ++i) {
     Tensor t = is_floating(base[i].dtype()) ? base[i].to(float_dtype) : base[i];
@@ -143,14 +144,15 @@ void check_on(const OpSpec& spec, Device device) {
     std::vector<Tensor> j_args = leaves_on(spec, base, Device::cpu(), kFloat64);
     k = jacobian_counts(spec, j_args);
   }
-  EXPECT_TRUE(ember::test::matches(ember::test::host_values(got.out), ember::test::host_values(ref.out), k.out_k,
-                                   spec.random, spec.label + " output", spec.ulps));
+  EXPECT_TRUE(ember::test::matches(ember::test::host_values(got.out), ember::test::host_values(ref.out),
+                                   k.out_k, spec.random, spec.label + " output", spec.ulps));
   for (size_t i = 0; i < dev_args.size(); ++i) {
     if (!ref.grads[i].defined() && !got.grads[i].defined()) continue;
     const std::string what = spec.label + " gradient of " + spec.args[i].name;
     ASSERT_EQ(ref.grads[i].defined(), got.grads[i].defined()) << what << " is missing on one device";
-    EXPECT_TRUE(ember::test::matches(ember::test::host_values(got.grads[i]), ember::test::host_values(ref.grads[i]),
-                                     spec.random ? std::vector<int64_t>() : k.grad_k[i], spec.random, what, spec.ulps));
+    EXPECT_TRUE(ember::test::matches(
+        ember::test::host_values(got.grads[i]), ember::test::host_values(ref.grads[i]),
+        spec.random ? std::vector<int64_t>() : k.grad_k[i], spec.random, what, spec.ulps));
   }
 }
 

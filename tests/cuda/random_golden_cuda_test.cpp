@@ -9,5 +9,6 @@ using namespace ember;
 TEST(CudaRandomGolden, EveryCaseMatchesTheCpuGoldenBitsOnEveryDevice) {
   EMBER_REQUIRE_GPU();
   for (int d = 0; d < cuda::device_count(); ++d)
-    for (const golden::RandomCase& c : golden::random_cases()) golden::expect_matches_golden(c, Device::cuda(d));
+    for (const golden::RandomCase& c : golden::random_cases())
+      golden::expect_matches_golden(c, Device::cuda(d));
 }

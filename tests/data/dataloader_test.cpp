@@ -64,8 +64,7 @@ class CountingDataset : public Dataset {
       std::lock_guard<std::mutex> lock(mutex_);
       threads_.insert(std::this_thread::get_id());
     }
-    if (static_cast<int64_t>(i) == fail_at_)
-      throw DatasetFailure("cannot read example " + std::to_string(i));
+    if (static_cast<int64_t>(i) == fail_at_) throw DatasetFailure("cannot read example " + std::to_string(i));
     return {full({2, 2}, static_cast<double>(i)), scalar_tensor(static_cast<double>(i), kInt64)};
   }
   std::set<std::thread::id> threads() const {
@@ -99,8 +98,7 @@ TEST(DataLoader, BatchesInOrderWithAShortLastOne) {
     }
     EXPECT_EQ(shapes, (std::vector<Shape>{{4, 2}, {4, 2}, {2, 2}}));
     EXPECT_EQ(firsts, (std::vector<float>{0, 4, 8}));
-    EXPECT_EQ(epoch_targets(loader),
-              (std::vector<std::vector<int64_t>>{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));
+    EXPECT_EQ(epoch_targets(loader), (std::vector<std::vector<int64_t>>{{0, 1, 2, 3}, {4, 5, 6, 7}, {8, 9}}));
   }
 }
 
@@ -177,8 +175,7 @@ TEST(DataLoader, ShuffleVisitsEveryIndexOnceInAReproducibleOrder) {
   // The order depends only on (seed, epoch, size): std::mt19937_64 seeded through
   // std::seed_seq and a plain Fisher-Yates loop, all exactly specified by the standard.
   opts.seed = 0;
-  EXPECT_EQ(DataLoader(rows(10), opts).epoch_order(0),
-            (std::vector<int64_t>{8, 2, 3, 5, 1, 6, 9, 7, 0, 4}));
+  EXPECT_EQ(DataLoader(rows(10), opts).epoch_order(0), (std::vector<int64_t>{8, 2, 3, 5, 1, 6, 9, 7, 0, 4}));
 }
 
 TEST(DataLoader, DataAndTargetsStayPaired) {
@@ -320,8 +317,7 @@ TEST(DataLoader, DeviceOptionDeliversBatchesOnTheDevice) {
     EXPECT_EQ(next, 6);
     opts.device = Device::cuda(5);
     DataLoader bad(rows(6), opts);
-    EXPECT_THROW_LINE(bad.begin(), DeviceError,
-                      "cuda:5 requested, but only 2 CUDA devices are available");
+    EXPECT_THROW_LINE(bad.begin(), DeviceError, "cuda:5 requested, but only 2 CUDA devices are available");
   }
 }
 

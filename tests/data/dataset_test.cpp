@@ -26,15 +26,14 @@ TEST(DefaultCollate, ChecksItsExamples) {
   EXPECT_THROW_LINE(default_collate({a, b}), ShapeError,
                     "default_collate: example 1 has data of shape [3] but example 0 has [2]");
   const Example c{zeros({2}), scalar_tensor(1)};
-  EXPECT_THROW_LINE(
-      default_collate({a, c}), DTypeError,
-      "default_collate: example 1 has target of dtype float32 but example 0 has int64");
+  EXPECT_THROW_LINE(default_collate({a, c}), DTypeError,
+                    "default_collate: example 1 has target of dtype float32 but example 0 has int64");
 }
 
 TEST(TensorDataset, GetAndGetBatchCopyRows) {
-  auto ds = std::make_shared<TensorDataset>(
-      from_vector(std::vector<float>{0, 0, 1, 10, 2, 20, 3, 30}, {4, 2}),
-      from_vector(std::vector<int64_t>{0, 1, 2, 3}));
+  auto ds =
+      std::make_shared<TensorDataset>(from_vector(std::vector<float>{0, 0, 1, 10, 2, 20, 3, 30}, {4, 2}),
+                                      from_vector(std::vector<int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(ds->size(), 4u);
   const Example e = ds->get(2);
   EXPECT_TRUE(values_near(e.data, {2, 20}, {2}));
@@ -65,8 +64,7 @@ TEST(TensorDataset, ChecksItsTensors) {
                     "TensorDataset: data has 3 rows but targets has 4");
   EXPECT_THROW_LINE(TensorDataset(scalar_tensor(1), zeros({1})), ShapeError,
                     "TensorDataset: data must have at least one dim, got a scalar");
-  EXPECT_THROW_LINE(TensorDataset(zeros({1}), Tensor()), ValueError,
-                    "TensorDataset: targets is undefined");
+  EXPECT_THROW_LINE(TensorDataset(zeros({1}), Tensor()), ValueError, "TensorDataset: targets is undefined");
   // A strided input is fine: rows are taken from a contiguous copy.
   TensorDataset t(from_vector(std::vector<float>{0, 1, 2, 3, 4, 5}, {2, 3}).t(), zeros({3}));
   EXPECT_TRUE(values_near(t.get(1).data, {1, 4}, {2}));

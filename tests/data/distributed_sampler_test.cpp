@@ -17,7 +17,8 @@ using namespace ember::data;
 namespace {
 std::vector<std::vector<int64_t>> shards(size_t n, int world, uint64_t epoch, bool shuffle, bool drop_last) {
   std::vector<std::vector<int64_t>> out;
-  for (int r = 0; r < world; ++r) out.push_back(DistributedSampler(world, r, shuffle, 42, drop_last).indices(epoch, n));
+  for (int r = 0; r < world; ++r)
+    out.push_back(DistributedSampler(world, r, shuffle, 42, drop_last).indices(epoch, n));
   return out;
 }
 }  // namespace
@@ -31,8 +32,9 @@ TEST(DistributedSampler, ShardsAreDisjointAndCoverTheData) {
       seen.insert(shard.begin(), shard.end());
     }
     std::set<int64_t> distinct(seen.begin(), seen.end());
-    EXPECT_EQ(distinct.size(), 64u) << "world " << world;                      // covering
-    EXPECT_EQ(seen.size() - 64, (world - 64 % world) % world) << "world " << world;  // only the padding repeats
+    EXPECT_EQ(distinct.size(), 64u) << "world " << world;  // covering
+    EXPECT_EQ(seen.size() - 64, (world - 64 % world) % world)
+        << "world " << world;  // only the padding repeats
   }
 }
 
@@ -81,6 +83,7 @@ TEST(DistributedSampler, TheDataLoaderBatchesTheShardAndPassesItsEpoch) {
 }
 
 TEST(DistributedSampler, BadRanksAreValueErrors) {
-  EXPECT_THROW_MSG(DistributedSampler(0, 0), ValueError, "DistributedSampler: world_size must be at least 1, got 0");
+  EXPECT_THROW_MSG(DistributedSampler(0, 0), ValueError,
+                   "DistributedSampler: world_size must be at least 1, got 0");
   EXPECT_THROW_MSG(DistributedSampler(2, 2), ValueError, "DistributedSampler: rank must be in [0, 1], got 2");
 }

@@ -64,8 +64,7 @@ class IdxFiles : public ::testing::Test {
   std::string write(const std::string& name, const Bytes& bytes) {
     const std::string path = dir_ + "/" + name;
     std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()),
-               static_cast<std::streamsize>(bytes.size()));
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     return path;
   }
   // A valid test split of n images of rows x cols and n labels.
@@ -102,48 +101,42 @@ TEST_F(IdxFiles, MissingFilesNameThePath) {
                     "read_idx: " + path + ": cannot open (No such file or directory)");
   EXPECT_THROW_LINE(read_idx(dir_), IOError, "read_idx: " + dir_ + ": is a directory, not a file");
   write("t10k-images-idx3-ubyte", idx(0x803, {1, 2, 2}, 4));
-  EXPECT_THROW_MSG(
-      MNIST(dir_, false), IOError,
-      "MNIST: no t10k-labels file in " + dir_ + " (looked for t10k-labels-idx1-ubyte, ");
+  EXPECT_THROW_MSG(MNIST(dir_, false), IOError,
+                   "MNIST: no t10k-labels file in " + dir_ + " (looked for t10k-labels-idx1-ubyte, ");
 }
 
 TEST_F(IdxFiles, WrongMagicNumbers) {
   const std::string swapped = write("t10k-labels-idx1-ubyte", idx(0x803, {2, 1, 1}, 2));
   write("t10k-images-idx3-ubyte", idx(0x803, {2, 1, 1}, 2));
-  EXPECT_THROW_LINE(
-      MNIST(dir_, false), IOError,
-      "read_idx: " + swapped + ": wrong magic number 0x00000803 (expected 0x00000801)");
+  EXPECT_THROW_LINE(MNIST(dir_, false), IOError,
+                    "read_idx: " + swapped + ": wrong magic number 0x00000803 (expected 0x00000801)");
   const std::string text = write("text", {'h', 'e', 'l', 'l', 'o', '\n'});
   EXPECT_THROW_LINE(read_idx(text), IOError,
                     "read_idx: " + text +
                         ": wrong magic number 0x68656C6C (expected 0x000008NN: "
                         "unsigned bytes in NN = 1..8 dims)");
   const std::string floats = write("floats", idx(0xD01, {1}, 4));  // IDX float32: not supported
-  EXPECT_THROW_MSG(read_idx(floats), IOError,
-                   "read_idx: " + floats + ": wrong magic number 0x00000D01");
+  EXPECT_THROW_MSG(read_idx(floats), IOError, "read_idx: " + floats + ": wrong magic number 0x00000D01");
   const std::string no_dims = write("no_dims", idx(0x800, {}, 1));
-  EXPECT_THROW_MSG(read_idx(no_dims), IOError,
-                   "read_idx: " + no_dims + ": wrong magic number 0x00000800");
+  EXPECT_THROW_MSG(read_idx(no_dims), IOError, "read_idx: " + no_dims + ": wrong magic number 0x00000800");
 }
 
 TEST_F(IdxFiles, ShortHeaders) {
   const std::string tiny = write("tiny", {0, 0, 8});
-  EXPECT_THROW_LINE(read_idx(tiny), IOError,
-                    "read_idx: " + tiny + ": too short for an IDX header (3 bytes)");
+  EXPECT_THROW_LINE(read_idx(tiny), IOError, "read_idx: " + tiny + ": too short for an IDX header (3 bytes)");
   const std::string empty_file = write("empty", {});
   EXPECT_THROW_LINE(read_idx(empty_file), IOError,
                     "read_idx: " + empty_file + ": too short for an IDX header (0 bytes)");
   const std::string cut = write("cut", {0, 0, 8, 3, 0, 0, 0, 5, 0, 0});
-  EXPECT_THROW_LINE(
-      read_idx(cut), IOError,
-      "read_idx: " + cut + ": truncated header (3 dims need 16 bytes, the file has 10)");
+  EXPECT_THROW_LINE(read_idx(cut), IOError,
+                    "read_idx: " + cut + ": truncated header (3 dims need 16 bytes, the file has 10)");
 }
 
 TEST_F(IdxFiles, AbsurdDimensionsAreRejectedBeforeAllocating) {
   const std::string huge = write("huge", idx(0x803, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, 100));
-  EXPECT_THROW_LINE(read_idx(huge), IOError,
-                    "read_idx: " + huge +
-                        ": absurd dimensions [4294967295, 4294967295, 4294967295] in the header");
+  EXPECT_THROW_LINE(
+      read_idx(huge), IOError,
+      "read_idx: " + huge + ": absurd dimensions [4294967295, 4294967295, 4294967295] in the header");
   const std::string big = write("big", idx(0x803, {0xFFFFFFFF, 28, 28}, 784));
   EXPECT_THROW_LINE(read_idx(big), IOError,
                     "read_idx: " + big + ": absurd dimensions [4294967295, 28, 28] in the header");
@@ -162,19 +155,16 @@ TEST_F(IdxFiles, DataLengthMustMatchTheHeader) {
   const std::string labels = write("labels", idx(0x801, {10}, 8));
   EXPECT_THROW_LINE(
       read_idx(labels), IOError,
-      "read_idx: " + labels +
-          ": truncated data: the header's [10] needs 10 bytes of values, the file has 8");
+      "read_idx: " + labels + ": truncated data: the header's [10] needs 10 bytes of values, the file has 8");
   const std::string longer = write("longer", idx(0x801, {10}, 12));
   EXPECT_THROW_LINE(
       read_idx(longer), IOError,
-      "read_idx: " + longer +
-          ": trailing data: the header's [10] needs 10 bytes of values, the file has 12");
+      "read_idx: " + longer + ": trailing data: the header's [10] needs 10 bytes of values, the file has 12");
   // The same checks run on decompressed data.
   const std::string gz = write("labels.gz", gzip(idx(0x801, {10}, 8)));
   EXPECT_THROW_LINE(
       read_idx(gz), IOError,
-      "read_idx: " + gz +
-          ": truncated data: the header's [10] needs 10 bytes of values, the file has 8");
+      "read_idx: " + gz + ": truncated data: the header's [10] needs 10 bytes of values, the file has 8");
 }
 
 TEST_F(IdxFiles, ImageAndLabelCountsMustAgree) {
@@ -189,13 +179,11 @@ TEST_F(IdxFiles, LabelsAboveNineAreRejected) {
   Bytes labels = idx(0x801, {3}, 3);
   labels.back() = 200;
   const std::string path = write("t10k-labels-idx1-ubyte", labels);
-  EXPECT_THROW_LINE(MNIST(dir_, false), IOError,
-                    "MNIST: " + path + ": label 200 at index 2 is outside 0..9");
+  EXPECT_THROW_LINE(MNIST(dir_, false), IOError, "MNIST: " + path + ": label 200 at index 2 is outside 0..9");
 }
 
 TEST_F(IdxFiles, CorruptOrTruncatedGzip) {
-  const Bytes good =
-      slurp(std::string(EMBER_SOURCE_DIR) + "/data/mnist-sample/t10k-images-idx3-ubyte.gz");
+  const Bytes good = slurp(std::string(EMBER_SOURCE_DIR) + "/data/mnist-sample/t10k-images-idx3-ubyte.gz");
   ASSERT_GT(good.size(), 1000u);
   Bytes flipped = good;
   for (size_t i = 100; i < 140; ++i) flipped[i] ^= 0x5A;
@@ -203,9 +191,8 @@ TEST_F(IdxFiles, CorruptOrTruncatedGzip) {
   EXPECT_THROW_MSG(read_idx(corrupt), IOError, "read_idx: " + corrupt + ": corrupt gzip data (");
   const std::string cut =
       write("cut.gz", Bytes(good.begin(), good.begin() + static_cast<long>(good.size() / 2)));
-  EXPECT_THROW_LINE(
-      read_idx(cut), IOError,
-      "read_idx: " + cut + ": truncated gzip data (the compressed stream ends early)");
+  EXPECT_THROW_LINE(read_idx(cut), IOError,
+                    "read_idx: " + cut + ": truncated gzip data (the compressed stream ends early)");
   Bytes garbage = good;
   garbage.insert(garbage.end(), {1, 2, 3});
   const std::string tail = write("tail.gz", garbage);

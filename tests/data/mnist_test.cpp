@@ -116,10 +116,8 @@ TEST(MNIST, FashionMnistLoads) {
   const MNIST train(kFashion, true), test(kFashion, false);
   EXPECT_EQ(train.images().shape(), (Shape{60000, 1, 28, 28}));
   EXPECT_EQ(test.images().shape(), (Shape{10000, 1, 28, 28}));
-  EXPECT_EQ(train.labels().narrow(0, 0, 5).to_vector<int64_t>(),
-            (std::vector<int64_t>{9, 0, 0, 3, 0}));
-  EXPECT_EQ(test.labels().narrow(0, 0, 5).to_vector<int64_t>(),
-            (std::vector<int64_t>{9, 2, 1, 1, 6}));
+  EXPECT_EQ(train.labels().narrow(0, 0, 5).to_vector<int64_t>(), (std::vector<int64_t>{9, 0, 0, 3, 0}));
+  EXPECT_EQ(test.labels().narrow(0, 0, 5).to_vector<int64_t>(), (std::vector<int64_t>{9, 2, 1, 1, 6}));
   EXPECT_NEAR(train.images().select(0, 0).sum().item<double>(), 76247 / 255.0, 1e-3);
   EXPECT_FLOAT_EQ(pixel(test, 0, 7, 19), 3 / 255.0f);
   for (int64_t c : digit_counts(train.labels())) EXPECT_EQ(c, 6000);

@@ -13,10 +13,12 @@ TEST(ParseValues, LabelsInCommasOrWhitespaceBecomeAnInt64Tensor) {
   EXPECT_EQ(data::parse_values(" 3, 4 ,\n5\n").to_vector<int64_t>(), (std::vector<int64_t>{3, 4, 5}));
   EXPECT_EQ(data::parse_values("7 8\n9\t10").to_vector<int64_t>(), (std::vector<int64_t>{7, 8, 9, 10}));
   EXPECT_EQ(data::parse_values(" \n").numel(), 0);
-  EXPECT_EQ(data::parse_values("-2.5, 1e-3", kFloat32).to_vector<float>(), (std::vector<float>{-2.5f, 1e-3f}));
+  EXPECT_EQ(data::parse_values("-2.5, 1e-3", kFloat32).to_vector<float>(),
+            (std::vector<float>{-2.5f, 1e-3f}));
   EXPECT_EQ(data::parse_values("1,0", kFloat64).dtype(), kFloat64);
   test::EmulatedCuda emu(1);
-  EXPECT_EQ(data::parse_values("2,1", TensorOptions(kInt64).device(Device::cuda(0))).device(), Device::cuda(0));
+  EXPECT_EQ(data::parse_values("2,1", TensorOptions(kInt64).device(Device::cuda(0))).device(),
+            Device::cuda(0));
 }
 
 TEST(ParseValues, WhatIsNotANumberIsNamedWithItsPosition) {

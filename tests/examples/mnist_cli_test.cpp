@@ -45,7 +45,8 @@ void write_idx(const std::string& path, uint32_t magic, const std::vector<uint32
   size_t count = 1;
   for (uint32_t d : dims) put(d), count *= d;
   for (size_t i = 0; i < count; ++i) b.push_back(static_cast<uint8_t>(i % 10));
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<long>(b.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(b.data()), static_cast<long>(b.size()));
 }
 
 class MnistCli : public ::testing::Test {
@@ -70,8 +71,8 @@ TEST_F(MnistCli, SaveIntoAMissingDirectoryFailsBeforeTraining) {
   const std::string path = dir_ + "/missing/model.safetensors";
   const Outcome r = mnist("--epochs 1 --save " + path);
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_EQ(r.output, "mnist: save_file: cannot create a file next to \"" + path +
-                          "\": No such file or directory\n");
+  EXPECT_EQ(r.output,
+            "mnist: save_file: cannot create a file next to \"" + path + "\": No such file or directory\n");
 }
 
 TEST_F(MnistCli, SaveOntoAFifoOrReadOnlyFileFailsBeforeTraining) {
@@ -79,8 +80,8 @@ TEST_F(MnistCli, SaveOntoAFifoOrReadOnlyFileFailsBeforeTraining) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   Outcome r = mnist("--epochs 1 --save " + fifo);
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_EQ(r.output, "mnist: save_file: \"" + fifo +
-                          "\" exists and is not a regular file; refusing to replace it\n");
+  EXPECT_EQ(r.output,
+            "mnist: save_file: \"" + fifo + "\" exists and is not a regular file; refusing to replace it\n");
   const std::string frozen = dir_ + "/frozen.safetensors";
   std::ofstream(frozen) << "old";
   ASSERT_EQ(::chmod(frozen.c_str(), 0444), 0);
@@ -125,7 +126,7 @@ TEST_F(MnistCli, ASuccessfulRunWritesItsOutputs) {
   write_idx(dir_ + "/t10k-images-idx3-ubyte", 0x803, {4, 28, 28});
   write_idx(dir_ + "/t10k-labels-idx1-ubyte", 0x801, {4});
   const Outcome r = mnist("--epochs 1 --batch-size 4 --log-interval 1 --data " + dir_ + " --save " + dir_ +
-                      "/m.safetensors --metrics " + dir_ + "/m.csv");
+                          "/m.safetensors --metrics " + dir_ + "/m.csv");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(fs::is_regular_file(dir_ + "/m.safetensors"));
   std::ifstream csv(dir_ + "/m.csv");

@@ -56,8 +56,8 @@ Tensor index(Input& in, const ember::Shape& shape) {
 bool affordable_conv(const Tensor& x, const Tensor& w, const Tensor& b, ember::IntPair stride,
                      ember::IntPair padding, ember::IntPair dilation) {
   const Tensor batch = x.dim() == 3 ? x.detach().unsqueeze(0) : x.detach();
-  const Tensor none = ember::conv2d(batch.narrow(0, 0, 0), w.detach(), b.defined() ? b.detach() : b,
-                                    stride, padding, dilation);
+  const Tensor none = ember::conv2d(batch.narrow(0, 0, 0), w.detach(), b.defined() ? b.detach() : b, stride,
+                                    padding, dilation);
   double work = static_cast<double>(batch.size(0)) * static_cast<double>(w.numel());
   for (int64_t d = 2; d < 4; ++d) work *= static_cast<double>(none.size(d));
   return work <= double(1 << 24);
@@ -71,8 +71,12 @@ void backward_through(const Tensor& out, const Tensor& x) {
 
 void run(Input& in) {
   switch (in.byte() % 22) {
-    case 0: touch(input(in, 4).view(in.shape(4))); break;
-    case 1: touch(input(in, 4).reshape(in.shape(4))); break;
+    case 0:
+      touch(input(in, 4).view(in.shape(4)));
+      break;
+    case 1:
+      touch(input(in, 4).reshape(in.shape(4)));
+      break;
     case 2: {
       Tensor t = input(in, 4);
       const int64_t d = in.param(), s = in.param(), l = in.param();
@@ -85,16 +89,24 @@ void run(Input& in) {
       touch(t.select(d, i));
       break;
     }
-    case 4: touch(input(in, 3).expand(in.shape(5))); break;
-    case 5: touch(input(in, 4).permute(in.dims(5))); break;
+    case 4:
+      touch(input(in, 3).expand(in.shape(5)));
+      break;
+    case 5:
+      touch(input(in, 4).permute(in.dims(5)));
+      break;
     case 6: {
       Tensor t = input(in, 4);
       const int64_t a = in.param(), b = in.param();
       touch(t.transpose(a, b));
       break;
     }
-    case 7: touch(input(in, 4).squeeze(in.param())); break;
-    case 8: touch(input(in, 4).unsqueeze(in.param())); break;
+    case 7:
+      touch(input(in, 4).squeeze(in.param()));
+      break;
+    case 8:
+      touch(input(in, 4).unsqueeze(in.param()));
+      break;
     case 9: {
       Tensor t = input(in, 4);
       const int64_t a = in.param(), b = in.param();

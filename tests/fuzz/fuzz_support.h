@@ -32,12 +32,38 @@ class Input {
     const uint8_t b = byte();
     if (b < 224) return static_cast<int64_t>(b % 20) - 3;
     constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-    static const int64_t edges[32] = {
-        kMax, std::numeric_limits<int64_t>::min(), kMax / 2, kMax / 2 + 1, int64_t{1} << 31,
-        (int64_t{1} << 31) - 1, int64_t{1} << 32, int64_t{1} << 62, -(int64_t{1} << 62),
-        int64_t{1} << 53, (int64_t{1} << 53) + 1, int64_t{1} << 20, 65535, -65536, 255, 256,
-        1000, -1000, int64_t{1} << 40, kMax - 1, std::numeric_limits<int64_t>::min() + 1, 33,
-        64, 100, int64_t{1} << 30, 4096, -2, -7, 3000000000LL, int64_t{1} << 61, 12345, 7};
+    static const int64_t edges[32] = {kMax,
+                                      std::numeric_limits<int64_t>::min(),
+                                      kMax / 2,
+                                      kMax / 2 + 1,
+                                      int64_t{1} << 31,
+                                      (int64_t{1} << 31) - 1,
+                                      int64_t{1} << 32,
+                                      int64_t{1} << 62,
+                                      -(int64_t{1} << 62),
+                                      int64_t{1} << 53,
+                                      (int64_t{1} << 53) + 1,
+                                      int64_t{1} << 20,
+                                      65535,
+                                      -65536,
+                                      255,
+                                      256,
+                                      1000,
+                                      -1000,
+                                      int64_t{1} << 40,
+                                      kMax - 1,
+                                      std::numeric_limits<int64_t>::min() + 1,
+                                      33,
+                                      64,
+                                      100,
+                                      int64_t{1} << 30,
+                                      4096,
+                                      -2,
+                                      -7,
+                                      3000000000LL,
+                                      int64_t{1} << 61,
+                                      12345,
+                                      7};
     return edges[b - 224];
   }
 

@@ -21,8 +21,8 @@ struct View {
 };
 
 // cuBLAS's column-major GEMM semantics: C[i + j*ldc] = sum_l opA(i, l) * opB(l, j).
-void reference_colmajor_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* A,
-                             int64_t lda, const double* B, int64_t ldb, double* C, int64_t ldc) {
+void reference_colmajor_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* A, int64_t lda,
+                             const double* B, int64_t ldb, double* C, int64_t ldc) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       double s = 0;
@@ -48,8 +48,8 @@ void check_product(const View& a, const View& b, const std::vector<double>& abuf
   EXPECT_GE(p.ld_second, std::max<int64_t>(1, p.trans_second ? p.n : p.k));
   EXPECT_GE(p.ldc, std::max<int64_t>(1, p.m));
   std::vector<double> out(static_cast<size_t>(M * N), -1);
-  reference_colmajor_gemm(p.trans_first, p.trans_second, p.m, p.n, p.k, bbuf.data() + b.offset,
-                          p.ld_first, abuf.data() + a.offset, p.ld_second, out.data(), p.ldc);
+  reference_colmajor_gemm(p.trans_first, p.trans_second, p.m, p.n, p.k, bbuf.data() + b.offset, p.ld_first,
+                          abuf.data() + a.offset, p.ld_second, out.data(), p.ldc);
   for (int64_t i = 0; i < M; ++i)
     for (int64_t j = 0; j < N; ++j) {
       double s = 0;

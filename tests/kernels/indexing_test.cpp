@@ -62,7 +62,8 @@ namespace {
 // Every linear index (or, for large spaces, a spread of them) gives the same offsets on
 // the 32-bit path as on the 64-bit one.
 template <int N>
-void expect_fast_matches_wide(const std::vector<int64_t>& shape, const std::array<const std::vector<int64_t>*, N>& st) {
+void expect_fast_matches_wide(const std::vector<int64_t>& shape,
+                              const std::array<const std::vector<int64_t>*, N>& st) {
   OffsetCalculator<N> c;
   ASSERT_TRUE(make_offset_calculator<N>(shape, st, c));
   ASSERT_TRUE(c.fast) << shape_str(shape);
@@ -73,7 +74,8 @@ void expect_fast_matches_wide(const std::vector<int64_t>& shape, const std::arra
   for (int64_t i = 0; i < n; i += step) {
     c.get(i, fast);
     c.get_wide(i, wide);
-    for (int k = 0; k < N; ++k) ASSERT_EQ(fast[k], wide[k]) << shape_str(shape) << " index " << i << " operand " << k;
+    for (int k = 0; k < N; ++k)
+      ASSERT_EQ(fast[k], wide[k]) << shape_str(shape) << " index " << i << " operand " << k;
   }
   c.get(n - 1, fast);  // the last index, where every dim is at its top
   c.get_wide(n - 1, wide);

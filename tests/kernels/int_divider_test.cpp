@@ -20,14 +20,15 @@ constexpr uint32_t kMaxU32 = UINT32_MAX;
 ::testing::AssertionResult divides(const IntDivider& d, uint32_t n) {
   const uint32_t q = d.div(n), r = d.mod(n);
   if (q == n / d.divisor && r == n % d.divisor) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << n << " / " << d.divisor << ": got " << q << " rem " << r << ", want "
-                                       << n / d.divisor << " rem " << n % d.divisor;
+  return ::testing::AssertionFailure() << n << " / " << d.divisor << ": got " << q << " rem " << r
+                                       << ", want " << n / d.divisor << " rem " << n % d.divisor;
 }
 
 // Dividends where rounding goes wrong first: around 0, around multiples of d (just below
 // the next quotient) and at the top of the 32-bit range.
 std::vector<uint32_t> edge_dividends(uint32_t d) {
-  std::vector<uint32_t> n = {0, 1, 2, d - 1, d, 0x7FFFFFFEu, 0x7FFFFFFFu, 0x80000000u, 0x80000001u, kMaxU32 - 1, kMaxU32};
+  std::vector<uint32_t> n = {0,           1,           2,           d - 1,       d,      0x7FFFFFFEu,
+                             0x7FFFFFFFu, 0x80000000u, 0x80000001u, kMaxU32 - 1, kMaxU32};
   if (d < kMaxU32 / 2) n.insert(n.end(), {d + 1, 2 * d - 1, 2 * d, 2 * d + 1});
   const uint32_t top = kMaxU32 / d * d;  // the largest multiple of d
   n.insert(n.end(), {top, top - 1, top - d, top - d + 1, top - 1 - d});
@@ -46,8 +47,8 @@ TEST(IntDivider, EveryDividendBelow65536ForDivisorsUpTo1000) {
 }
 
 TEST(IntDivider, EdgeDivisorsAndDividends) {
-  std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 10, 641, 6700417, 0x7FFFFFFFu, 0x80000000u, 0x7FFFFFFEu,
-                                    0x55555555u, 0x40000001u};
+  std::vector<uint32_t> divisors = {
+      1, 2, 3, 5, 7, 10, 641, 6700417, 0x7FFFFFFFu, 0x80000000u, 0x7FFFFFFEu, 0x55555555u, 0x40000001u};
   for (int s = 0; s <= 31; ++s) {
     const uint32_t p = uint32_t(1) << s;
     divisors.insert(divisors.end(), {p, p - 1 > 0 ? p - 1 : 1, p + 1 <= kMaxFastDivisor ? p + 1 : p});

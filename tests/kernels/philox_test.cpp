@@ -18,7 +18,8 @@ TEST(Philox, ElementAndCounterFormsAgree) {
     EXPECT_EQ(philox::integer_at(i, seed, offset, 10), philox::integer_from(r, j, 10));
     EXPECT_EQ(philox::value_from(RandomKind::Uniform, -2, 3, 0, r, j), -2 + 5 * philox::uniform_from(r, j));
     EXPECT_EQ(philox::value_from(RandomKind::Normal, 1, 0.5, 0, r, j), 1 + 0.5 * philox::normal_from(r, j));
-    EXPECT_EQ(philox::value_from(RandomKind::Integer, 5, 15, 10, r, j), 5.0 + double(philox::integer_from(r, j, 10)));
+    EXPECT_EQ(philox::value_from(RandomKind::Integer, 5, 15, 10, r, j),
+              5.0 + double(philox::integer_from(r, j, 10)));
   }
 }
 

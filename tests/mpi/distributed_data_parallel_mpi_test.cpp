@@ -32,7 +32,8 @@ void expect_close(const Tensor& a, const Tensor& b, const std::string& what, dou
   ASSERT_EQ(x.size(), y.size()) << what;
   for (size_t i = 0; i < x.size(); ++i)
     if (std::abs(x[i] - y[i]) > atol + rtol * std::abs(y[i])) {
-      ADD_FAILURE() << what << "[" << i << "]: " << x[i] << " vs reference " << y[i] << " on rank " << world().rank();
+      ADD_FAILURE() << what << "[" << i << "]: " << x[i] << " vs reference " << y[i] << " on rank "
+                    << world().rank();
       return;
     }
 }
@@ -50,7 +51,8 @@ TEST(DistributedDataParallelMpi, BroadcastMakesDifferentInitialParametersEqual) 
   DistributedDataParallel ddp(net);
   const std::vector<Tensor> after = net->parameters();
   ASSERT_EQ(after.size(), rank0.size());
-  for (size_t i = 0; i < after.size(); ++i) EXPECT_EQ(after[i].to_vector<float>(), rank0[i].to_vector<float>()) << i;
+  for (size_t i = 0; i < after.size(); ++i)
+    EXPECT_EQ(after[i].to_vector<float>(), rank0[i].to_vector<float>()) << i;
   // The handles are the same: the optimizer built on them before wrapping follows.
   EXPECT_TRUE(after[0].is_same(mine_before[0]));
 }
@@ -90,14 +92,16 @@ TEST(DistributedDataParallelMpi, FiveSgdStepsMatchOneProcessOnTheWholeBatch) {
     opt_ref.step();
 
     opt.zero_grad();
-    Tensor loss = cross_entropy((*ddp)(data.images.narrow(0, first, count)), data.labels.narrow(0, first, count));
+    Tensor loss =
+        cross_entropy((*ddp)(data.images.narrow(0, first, count)), data.labels.narrow(0, first, count));
     loss.backward();
     ddp->sync_gradients();
     opt.step();
   }
   const nn::NamedTensors ref = reference->named_parameters(), got = net->named_parameters();
   ASSERT_EQ(ref.size(), got.size());
-  for (size_t i = 0; i < got.size(); ++i) expect_close(got[i].second, ref[i].second, got[i].first, 1e-5, 1e-4);
+  for (size_t i = 0; i < got.size(); ++i)
+    expect_close(got[i].second, ref[i].second, got[i].first, 1e-5, 1e-4);
   // And the parameters moved: a step that did nothing would also "agree".
   const std::vector<Tensor> start = seeded_net(7)->parameters();
   EXPECT_GT((got[0].second - start[0]).abs().max().item<float>(), 1e-4f);
@@ -130,16 +134,19 @@ TEST(DistributedDataParallelMpi, NoSyncAccumulatesLocallyThenAveragesTheSums) {
     (loss_on(*reference, 32 + 4 * q) / static_cast<double>(w)).backward();
   }
   const nn::NamedTensors ref = reference->named_parameters(), got = net->named_parameters();
-  for (size_t i = 0; i < got.size(); ++i) expect_close(got[i].second.grad(), ref[i].second.grad(), got[i].first, 1e-6, 1e-4);
+  for (size_t i = 0; i < got.size(); ++i)
+    expect_close(got[i].second.grad(), ref[i].second.grad(), got[i].first, 1e-6, 1e-4);
 }
 
 TEST(DistributedDataParallelMpi, RanksWithDifferentModelsGetAClearErrorEverywhere) {
   const bool zero = world().rank() == 0;
-  EXPECT_THROW_MSG(DistributedDataParallel(std::make_shared<nn::Linear>(4, 3, /*bias=*/zero)), DistributedError,
+  EXPECT_THROW_MSG(DistributedDataParallel(std::make_shared<nn::Linear>(4, 3, /*bias=*/zero)),
+                   DistributedError,
                    "DistributedDataParallel: the ranks hold different models: rank 0 has 2 parameters and 0 "
                    "buffers, rank 1 has 1 parameters");
-  EXPECT_THROW_MSG(DistributedDataParallel(std::make_shared<nn::Linear>(4, zero ? 3 : 2)), DistributedError,
-                   "DistributedDataParallel: the ranks hold different models: rank 1's parameter or buffer shapes");
+  EXPECT_THROW_MSG(
+      DistributedDataParallel(std::make_shared<nn::Linear>(4, zero ? 3 : 2)), DistributedError,
+      "DistributedDataParallel: the ranks hold different models: rank 1's parameter or buffer shapes");
 }
 
 TEST(DistributedDataParallelMpi, AParameterWithoutGradientIsAnErrorOnEveryRank) {
@@ -148,7 +155,8 @@ TEST(DistributedDataParallelMpi, AParameterWithoutGradientIsAnErrorOnEveryRank) 
   DistributedDataParallel ddp(net);
   cross_entropy(ddp(data.images.narrow(0, 0, 2)), data.labels.narrow(0, 0, 2)).backward();
   if (world().rank() == 1) net->fc->bias.set_grad(Tensor());  // as if fc.bias had been skipped
-  EXPECT_THROW_MSG(ddp.sync_gradients(), DistributedError,
-                   std::string("DistributedDataParallel: parameter fc.bias got no gradient in this step on ") +
-                       (world().rank() == 1 ? "this rank" : "another rank"));
+  EXPECT_THROW_MSG(
+      ddp.sync_gradients(), DistributedError,
+      std::string("DistributedDataParallel: parameter fc.bias got no gradient in this step on ") +
+          (world().rank() == 1 ? "this rank" : "another rank"));
 }

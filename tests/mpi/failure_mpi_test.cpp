@@ -24,15 +24,17 @@ TEST(DistributedFailureMpi, DISABLED_ARankThatSkipsACollectiveStopsTheOthersAtTh
   }
   world.set_timeout(std::chrono::milliseconds(1500));
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_THROW_MSG(world.barrier(), DistributedError,
-                   "barrier: rank " + std::to_string(world.rank()) + " of " + std::to_string(world.world_size()) +
-                       " timed out after 1.5 s waiting for the other ranks; one of them failed, exited or did not "
-                       "call barrier");
+  EXPECT_THROW_MSG(
+      world.barrier(), DistributedError,
+      "barrier: rank " + std::to_string(world.rank()) + " of " + std::to_string(world.world_size()) +
+          " timed out after 1.5 s waiting for the other ranks; one of them failed, exited or did not "
+          "call barrier");
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(waited, 1.5);
   EXPECT_LT(waited, 2.9);  // well before rank 1 wakes up: the deadline, not rank 1, ended it
   Tensor t = tensor({1.0});
   EXPECT_THROW_MSG(world.all_reduce(t), DistributedError,
-                   "all_reduce: rank " + std::to_string(world.rank()) + " of " + std::to_string(world.world_size()) +
+                   "all_reduce: rank " + std::to_string(world.rank()) + " of " +
+                       std::to_string(world.world_size()) +
                        " cannot run collectives any more: an earlier one failed");
 }

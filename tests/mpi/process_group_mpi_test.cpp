@@ -11,8 +11,8 @@
 #include "support/expect.h"
 
 using namespace ember;
-using ember::nn::parallel::ProcessGroup;
 using ember::nn::parallel::AllReduceOp;
+using ember::nn::parallel::ProcessGroup;
 
 namespace {
 ProcessGroup& world() { return ProcessGroup::world(); }
@@ -65,7 +65,8 @@ TEST(ProcessGroupMpi, AllReduceWritesBackIntoAStridedViewAndBumpsTheVersion) {
   const uint64_t before = base.version();
   world().all_reduce(view, AllReduceOp::Sum);
   const double k = w * (w + 1) / 2.0;
-  EXPECT_EQ(base.to_vector<float>(), (std::vector<float>{float(k), float(2 * k), float(3 * k), float(4 * k)}));
+  EXPECT_EQ(base.to_vector<float>(),
+            (std::vector<float>{float(k), float(2 * k), float(3 * k), float(4 * k)}));
   EXPECT_GT(base.version(), before);
   Tensor direct = tensor({1.0});
   const uint64_t v = direct.version();

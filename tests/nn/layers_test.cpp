@@ -75,7 +75,8 @@ TEST(Init, Initialisers) {
   Tensor p = zeros({3}, TensorOptions().requires_grad(true));
   nn::init::constant_(p, 2.5);  // allowed on a parameter: it runs without recording
   EXPECT_TRUE(values_near(p, {2.5, 2.5, 2.5}, {3}));
-  EXPECT_EQ(nn::init::calculate_fan_in_and_fan_out(empty({8, 3, 5, 5})), (std::pair<int64_t, int64_t>{75, 200}));
+  EXPECT_EQ(nn::init::calculate_fan_in_and_fan_out(empty({8, 3, 5, 5})),
+            (std::pair<int64_t, int64_t>{75, 200}));
   EXPECT_THROW_MSG(nn::init::calculate_fan_in_and_fan_out(empty({3})), ValueError, "fan in and fan out need");
   Tensor ints = zeros({2, 2}, kInt64);
   EXPECT_THROW_MSG(nn::init::uniform_(ints), DTypeError, "uniform_: needs a float32 or float64 tensor");
@@ -153,8 +154,10 @@ TEST(DropoutLayer, EvalIsTheIdentityAndTrainingDropsAndScales) {
   const std::vector<float> y = drop(x).to_vector<float>();
   size_t zeros_seen = 0;
   for (float v : y) {
-    if (v == 0) ++zeros_seen;
-    else EXPECT_NEAR(v, 1 / 0.7, 1e-6);
+    if (v == 0)
+      ++zeros_seen;
+    else
+      EXPECT_NEAR(v, 1 / 0.7, 1e-6);
   }
   EXPECT_NEAR(static_cast<double>(zeros_seen) / y.size(), 0.3, 0.03);
 
@@ -174,7 +177,8 @@ TEST(BatchNorm2dLayer, TrainingNormalisesAndUpdatesRunningStats) {
   // 2, 2, 2, 6 (mean 3, variance 3, unbiased 4).
   const Tensor x = from_vector(std::vector<float>{1, 3, 2, 2, 5, 7, 2, 6}, {2, 2, 1, 2});
   const double s0 = std::sqrt(5 + 1e-5), s1 = std::sqrt(3 + 1e-5);
-  EXPECT_TRUE(values_near(bn(x), {-3 / s0, -1 / s0, -1 / s1, -1 / s1, 1 / s0, 3 / s0, -1 / s1, 3 / s1}, {2, 2, 1, 2}, 1e-5));
+  EXPECT_TRUE(values_near(bn(x), {-3 / s0, -1 / s0, -1 / s1, -1 / s1, 1 / s0, 3 / s0, -1 / s1, 3 / s1},
+                          {2, 2, 1, 2}, 1e-5));
   EXPECT_TRUE(values_near(bn.running_mean, {0.4, 0.3}, {2}));
   EXPECT_TRUE(values_near(bn.running_var, {0.9 + 0.1 * 20 / 3.0, 0.9 + 0.1 * 4}, {2}));
   EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
@@ -187,7 +191,8 @@ TEST(BatchNorm2dLayer, TrainingNormalisesAndUpdatesRunningStats) {
   const Tensor y = bn(from_vector(std::vector<float>{1.4f, 0.3f}, {1, 2, 1, 1}));
   EXPECT_TRUE(values_near(y, {2 * (1.4 - 0.4) / r0, 10 + (0.3 - 0.3) / r1}, {1, 2, 1, 1}, 1e-5));
   EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);  // eval counts nothing
-  EXPECT_THROW_MSG(bn(ones({2, 2})), ShapeError, "BatchNorm2d: expected 4-D input [N, C, H, W], got shape [2, 2]");
+  EXPECT_THROW_MSG(bn(ones({2, 2})), ShapeError,
+                   "BatchNorm2d: expected 4-D input [N, C, H, W], got shape [2, 2]");
   bn.reset_running_stats();
   EXPECT_TRUE(values_near(bn.running_var, {1, 1}, {2}));
 
@@ -208,7 +213,8 @@ TEST(Sequential, ChainsChildrenInOrder) {
   EXPECT_EQ(seq.size(), 3u);
   EXPECT_EQ(seq.named_children()[2].first, "2");
   EXPECT_THROW_MSG(seq[3], IndexError, "Sequential: index 3 is out of range for 3 modules");
-  nn::Sequential named(nn::NamedModules{{"fc", std::make_shared<nn::Linear>(2, 1)}, {"act", std::make_shared<nn::Tanh>()}});
+  nn::Sequential named(
+      nn::NamedModules{{"fc", std::make_shared<nn::Linear>(2, 1)}, {"act", std::make_shared<nn::Tanh>()}});
   EXPECT_EQ(named.state_dict().keys(), (std::vector<std::string>{"fc.weight", "fc.bias"}));
 }
 

@@ -13,8 +13,9 @@ namespace {
 struct Mlp : nn::Module {
   Mlp() : Module("Mlp") {
     fc1 = register_module("fc1", std::make_shared<nn::Linear>(4, 3));
-    body = register_module("body", std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-                                       std::make_shared<nn::Linear>(3, 3), std::make_shared<nn::ReLU>()}));
+    body = register_module(
+        "body", std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+                    std::make_shared<nn::Linear>(3, 3), std::make_shared<nn::ReLU>()}));
     fc2 = register_module("fc2", std::make_shared<nn::Linear>(3, 2, /*bias=*/false));
   }
   Tensor forward(const Tensor& x) override { return fc2->forward(body->forward(fc1->forward(x))); }
@@ -64,8 +65,8 @@ TEST(Module, ChildrenAndModulesInRegistrationOrder) {
   EXPECT_EQ(net.children()[1].get(), net.body.get());
   std::vector<std::string> paths;
   for (const auto& m : net.named_modules()) paths.push_back(m.first + ":" + m.second->type_name());
-  EXPECT_EQ(paths, (std::vector<std::string>{":Mlp", "fc1:Linear", "body:Sequential",
-                                             "body.0:Linear", "body.1:ReLU", "fc2:Linear"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{":Mlp", "fc1:Linear", "body:Sequential", "body.0:Linear",
+                                             "body.1:ReLU", "fc2:Linear"}));
   EXPECT_EQ(net.modules().front().get(), &net);  // a stack-owned root is returned too
   auto owned = std::make_shared<Mlp>();
   EXPECT_EQ(owned->modules().front(), owned);
@@ -78,9 +79,10 @@ TEST(Module, ReprMatchesPyTorch) {
       register_module("conv1", std::make_shared<nn::Conv2d>(1, 4, 3));
       register_module("bn", std::make_shared<nn::BatchNorm2d>(4));
       register_module("pool", std::make_shared<nn::MaxPool2d>(2));
-      register_module("head", std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-                                  std::make_shared<nn::Flatten>(), std::make_shared<nn::Dropout>(0.25),
-                                  std::make_shared<nn::Linear>(36, 10), std::make_shared<nn::ReLU>()}));
+      register_module("head",
+                      std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+                          std::make_shared<nn::Flatten>(), std::make_shared<nn::Dropout>(0.25),
+                          std::make_shared<nn::Linear>(36, 10), std::make_shared<nn::ReLU>()}));
     }
   } net;
   // Printed by PyTorch 1.13 for the same model.
@@ -103,8 +105,9 @@ TEST(Module, ReprMatchesPyTorch) {
   std::ostringstream os;
   os << nn::ReLU();
   EXPECT_EQ(os.str(), "ReLU()");
-  EXPECT_EQ(nn::BatchNorm2d(32).state_dict().keys(),
-            (std::vector<std::string>{"weight", "bias", "running_mean", "running_var", "num_batches_tracked"}));
+  EXPECT_EQ(
+      nn::BatchNorm2d(32).state_dict().keys(),
+      (std::vector<std::string>{"weight", "bias", "running_mean", "running_var", "num_batches_tracked"}));
 }
 
 TEST(Module, PythonFloatFormatting) {
@@ -145,18 +148,23 @@ TEST(Module, RegistrationErrors) {
   m.register_parameter("w", zeros({2}));
   EXPECT_THROW_MSG(m.register_parameter("w", zeros({2})), ValueError, "register_parameter: M already has");
   EXPECT_THROW_MSG(m.register_buffer("a.b", zeros({2})), ValueError, "register_buffer: invalid name");
-  EXPECT_THROW_MSG(m.register_parameter("u", Tensor()), ValueError, "register_parameter: \"u\" is an undefined");
+  EXPECT_THROW_MSG(m.register_parameter("u", Tensor()), ValueError,
+                   "register_parameter: \"u\" is an undefined");
   Tensor leaf = ones({2}, TensorOptions().requires_grad(true));
-  EXPECT_THROW_MSG(m.register_parameter("v", leaf * 2.0), ValueError, "register_parameter: \"v\" must be a leaf");
-  EXPECT_THROW_MSG(m.register_module("c", std::shared_ptr<nn::Linear>()), ValueError, "register_module: \"c\" is a null");
+  EXPECT_THROW_MSG(m.register_parameter("v", leaf * 2.0), ValueError,
+                   "register_parameter: \"v\" must be a leaf");
+  EXPECT_THROW_MSG(m.register_module("c", std::shared_ptr<nn::Linear>()), ValueError,
+                   "register_module: \"c\" is a null");
   auto child = std::make_shared<nn::Module>("Child");
   auto parent = std::make_shared<nn::Module>("Parent");
   parent->register_module("child", child);
-  EXPECT_THROW_MSG(child->register_module("loop", parent), ValueError, "register_module: \"loop\" would make");
+  EXPECT_THROW_MSG(child->register_module("loop", parent), ValueError,
+                   "register_module: \"loop\" would make");
   EXPECT_THROW_MSG(nn::Module().forward(ones({1})), NotImplementedError, "Module does not define forward");
   EXPECT_THROW_MSG(nn::Linear(-1, 2), ValueError, "Linear: feature counts");
   EXPECT_THROW_MSG(nn::Conv2d(1, 2, 0), ValueError, "Conv2d: channels and kernel size");
-  EXPECT_THROW_MSG(nn::Dropout(1.5), ValueError, "Dropout: dropout probability has to be between 0 and 1, but got 1.5");
+  EXPECT_THROW_MSG(nn::Dropout(1.5), ValueError,
+                   "Dropout: dropout probability has to be between 0 and 1, but got 1.5");
 }
 
 TEST(Module, TrainEvalReachEveryModule) {
@@ -209,7 +217,8 @@ TEST(Module, ToDTypeConvertsFloatingStateInPlace) {
   EXPECT_EQ(w.to_vector<double>(), before);
   EXPECT_EQ(w.grad().dtype(), kFloat64);
   const auto buffers = net.named_buffers();
-  EXPECT_EQ(names_of(buffers), (std::vector<std::string>{"1.running_mean", "1.running_var", "1.num_batches_tracked"}));
+  EXPECT_EQ(names_of(buffers),
+            (std::vector<std::string>{"1.running_mean", "1.running_var", "1.num_batches_tracked"}));
   EXPECT_EQ(buffers[0].second.dtype(), kFloat64);
   EXPECT_EQ(buffers[2].second.dtype(), kInt64);  // counters stay integers
   EXPECT_THROW_MSG(net.to(kInt64), DTypeError, "Module::to: only floating dtypes");
@@ -260,7 +269,8 @@ TEST(Module, StateDictRoundTripAcrossDevicesAndDtypes) {
   Mlp target;
   target.to("cuda:0");
   const nn::StateDict sd = source.state_dict();
-  EXPECT_EQ(sd.keys(), (std::vector<std::string>{"fc1.weight", "fc1.bias", "body.0.weight", "body.0.bias", "fc2.weight"}));
+  EXPECT_EQ(sd.keys(), (std::vector<std::string>{"fc1.weight", "fc1.bias", "body.0.weight", "body.0.bias",
+                                                 "fc2.weight"}));
   EXPECT_EQ(sd.at("fc1.weight").name(), "");  // detached views
   target.load_state_dict(sd);
   EXPECT_EQ(target.fc1->weight.device(), Device::cuda(0));
@@ -310,5 +320,6 @@ TEST(StateDict, OrderPrefixesAndLookups) {
   all.merge(nn::StateDict{{"optim.lr", zeros({})}});
   EXPECT_EQ(all.keys(), (std::vector<std::string>{"model.b", "model.a", "optim.lr"}));
   EXPECT_EQ(all.sub("model.").keys(), (std::vector<std::string>{"b", "a"}));
-  EXPECT_THROW_MSG(all.merge(nn::StateDict{{"optim.lr", zeros({})}}), ValueError, "state dict merge: duplicate");
+  EXPECT_THROW_MSG(all.merge(nn::StateDict{{"optim.lr", zeros({})}}), ValueError,
+                   "state dict merge: duplicate");
 }

@@ -26,8 +26,7 @@ Tensor fresh_param(Device device = Device::cpu()) {
 }
 
 // Runs steps with the reference gradients; returns the parameter after each step.
-Rows run(const std::function<std::unique_ptr<nn::Optimizer>(std::vector<Tensor>)>& make,
-         int steps = 3) {
+Rows run(const std::function<std::unique_ptr<nn::Optimizer>(std::vector<Tensor>)>& make, int steps = 3) {
   Tensor p = fresh_param();
   auto opt = make({p});
   Rows out;
@@ -43,7 +42,8 @@ void expect_rows(const Rows& got, const Rows& want, double tol = 1e-12) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i)
     for (size_t j = 0; j < want[i].size(); ++j)
-      EXPECT_NEAR(got[i][j], want[i][j], tol * (1 + std::abs(want[i][j]))) << "step " << i << " element " << j;
+      EXPECT_NEAR(got[i][j], want[i][j], tol * (1 + std::abs(want[i][j])))
+          << "step " << i << " element " << j;
 }
 
 template <class O, class Opts>
@@ -78,9 +78,9 @@ TEST(SGD, Nesterov) {
 TEST(SGD, WeightDecay) {
   nn::SGDOptions o{0.1, 0.9};
   o.weight_decay = 0.01;
-  expect_rows(run(maker<nn::SGD>(o)), {{0.949, -1.898, 2.797},
-                                       {0.802151, -1.629302, 2.261503},
-                                       {0.519184749, -1.185844498, 1.377294197}});
+  expect_rows(
+      run(maker<nn::SGD>(o)),
+      {{0.949, -1.898, 2.797}, {0.802151, -1.629302, 2.261503}, {0.519184749, -1.185844498, 1.377294197}});
 }
 
 TEST(SGD, InvalidOptions) {
@@ -88,13 +88,16 @@ TEST(SGD, InvalidOptions) {
   EXPECT_THROW_MSG(nn::SGD({p}, {-0.1}), ValueError, "SGD: invalid learning rate: -0.1");
   nn::SGDOptions o{0.1};
   o.nesterov = true;
-  EXPECT_THROW_MSG(nn::SGD({p}, o), ValueError, "SGD: Nesterov momentum requires a momentum and zero dampening");
+  EXPECT_THROW_MSG(nn::SGD({p}, o), ValueError,
+                   "SGD: Nesterov momentum requires a momentum and zero dampening");
   EXPECT_THROW_MSG(nn::SGD(std::vector<Tensor>{}, {0.1}), ValueError, "SGD: got an empty parameter list");
   EXPECT_THROW_MSG(nn::SGD({p, p}, {0.1}), ValueError, "SGD: a parameter appears in more than one place");
   EXPECT_THROW_MSG(nn::SGD({p * 2.0}, {0.1}), ValueError, "SGD: can't optimize a non-leaf tensor");
-  EXPECT_THROW_MSG(nn::SGD({zeros({2}, kInt64)}, {0.1}), DTypeError, "SGD: can only optimize float32 or float64");
-  EXPECT_THROW_MSG(nn::SGD(std::vector<nn::ParamGroup>{nn::ParamGroup({p}, {{"lr", 1}, {"betas", 2}})}, {0.1}),
-                   ValueError, "SGD: unknown option \"betas\"");
+  EXPECT_THROW_MSG(nn::SGD({zeros({2}, kInt64)}, {0.1}), DTypeError,
+                   "SGD: can only optimize float32 or float64");
+  EXPECT_THROW_MSG(
+      nn::SGD(std::vector<nn::ParamGroup>{nn::ParamGroup({p}, {{"lr", 1}, {"betas", 2}})}, {0.1}), ValueError,
+      "SGD: unknown option \"betas\"");
 }
 
 TEST(Adam, BiasCorrectedSteps) {
@@ -115,17 +118,18 @@ TEST(AdamW, DecoupledWeightDecay) {
   nn::AdamWOptions o;
   o.lr = 0.1;
   o.weight_decay = 0.1;
-  expect_rows(run(maker<nn::AdamW>(o)),
-              {{0.890000002, -1.880000001, 2.8700000004999997},
-               {0.7845818006185094, -1.7633512157940392, 2.743451214955806},
-               {0.6809358610891806, -1.6470340436116502, 2.6173330424808725}});
+  expect_rows(run(maker<nn::AdamW>(o)), {{0.890000002, -1.880000001, 2.8700000004999997},
+                                         {0.7845818006185094, -1.7633512157940392, 2.743451214955806},
+                                         {0.6809358610891806, -1.6470340436116502, 2.6173330424808725}});
   EXPECT_EQ(nn::AdamWOptions{}.weight_decay, 1e-2);  // PyTorch's default
 }
 
 TEST(Adam, InvalidOptions) {
   Tensor p = fresh_param();
-  EXPECT_THROW_MSG(nn::Adam({p}, nn::AdamOptions{0.1, 1.0}), ValueError, "Adam: invalid beta parameter at index 0: 1");
-  EXPECT_THROW_MSG(nn::AdamW({p}, nn::AdamWOptions{0.1, 0.9, 0.999, -1}), ValueError, "AdamW: invalid epsilon value: -1");
+  EXPECT_THROW_MSG(nn::Adam({p}, nn::AdamOptions{0.1, 1.0}), ValueError,
+                   "Adam: invalid beta parameter at index 0: 1");
+  EXPECT_THROW_MSG(nn::AdamW({p}, nn::AdamWOptions{0.1, 0.9, 0.999, -1}), ValueError,
+                   "AdamW: invalid epsilon value: -1");
 }
 
 TEST(Optimizer, Float32StepsTrackFloat64) {
@@ -168,10 +172,10 @@ TEST(Optimizer, StepSkipsParamsWithoutGradAndBumpsVersions) {
   opt.zero_grad();
   EXPECT_FALSE(a.grad().defined());
   EXPECT_EQ(opt.state_dict().keys(),
-            (std::vector<std::string>{"param_groups.0.params", "param_groups.0.dampening", "param_groups.0.lr",
-                                      "param_groups.0.momentum", "param_groups.0.nesterov",
-                                      "param_groups.0.weight_decay", "state.0.momentum_buffer",
-                                      "state.1.momentum_buffer"}));
+            (std::vector<std::string>{"param_groups.0.params", "param_groups.0.dampening",
+                                      "param_groups.0.lr", "param_groups.0.momentum",
+                                      "param_groups.0.nesterov", "param_groups.0.weight_decay",
+                                      "state.0.momentum_buffer", "state.1.momentum_buffer"}));
 }
 
 TEST(Optimizer, ParamGroupsHaveTheirOwnOptions) {
@@ -221,8 +225,10 @@ TEST(Optimizer, StateDictRoundTripResumesExactly) {
     nn::SGDOptions o{0.1, 0.9, 0.1, 0.01};
     return std::make_unique<nn::SGD>(std::vector<Tensor>{p}, o);
   });
-  expect_resume_exactly([](Tensor p) { return std::make_unique<nn::Adam>(std::vector<Tensor>{p}, nn::AdamOptions{0.1}); });
-  expect_resume_exactly([](Tensor p) { return std::make_unique<nn::AdamW>(std::vector<Tensor>{p}, nn::AdamWOptions{0.1}); });
+  expect_resume_exactly(
+      [](Tensor p) { return std::make_unique<nn::Adam>(std::vector<Tensor>{p}, nn::AdamOptions{0.1}); });
+  expect_resume_exactly(
+      [](Tensor p) { return std::make_unique<nn::AdamW>(std::vector<Tensor>{p}, nn::AdamWOptions{0.1}); });
 }
 
 TEST(Optimizer, StateDictFormatAndRoundTripThroughSafetensors) {
@@ -260,21 +266,25 @@ TEST(Optimizer, LoadStateDictRejectsAnotherLayout) {
                    "SGD load_state_dict: parameter group 0 has 2 parameters but the state dict's");
   nn::StateDict extra = sd;
   extra.insert("state.0.exp_avg", zeros({3}, kFloat64));
-  EXPECT_THROW_MSG(opt.load_state_dict(extra), ValueError, "SGD load_state_dict: unexpected key \"state.0.exp_avg\"");
+  EXPECT_THROW_MSG(opt.load_state_dict(extra), ValueError,
+                   "SGD load_state_dict: unexpected key \"state.0.exp_avg\"");
   nn::StateDict bad_shape = sd;
   bad_shape.insert("state.0.momentum_buffer", zeros({4}, kFloat64));
-  EXPECT_THROW_MSG(opt.load_state_dict(bad_shape), ShapeError,
-                   "SGD load_state_dict: \"state.0.momentum_buffer\" has shape [4] but its parameter has shape [3]");
+  EXPECT_THROW_MSG(
+      opt.load_state_dict(bad_shape), ShapeError,
+      "SGD load_state_dict: \"state.0.momentum_buffer\" has shape [4] but its parameter has shape [3]");
   nn::StateDict missing;
   for (const auto& [k, v] : sd)
     if (k != "param_groups.0.momentum") missing.insert(k, v);
-  EXPECT_THROW_MSG(opt.load_state_dict(missing), ValueError, "SGD load_state_dict: missing keys: param_groups.0.momentum");
+  EXPECT_THROW_MSG(opt.load_state_dict(missing), ValueError,
+                   "SGD load_state_dict: missing keys: param_groups.0.momentum");
   nn::StateDict junk = sd;
   junk.insert("state.x.momentum_buffer", zeros({3}));
   EXPECT_THROW_MSG(opt.load_state_dict(junk), ValueError, "SGD load_state_dict: unexpected key");
   nn::StateDict far = sd;
   far.insert("state.7.momentum_buffer", zeros({3}));
-  EXPECT_THROW_MSG(opt.load_state_dict(far), ValueError, "SGD load_state_dict: \"state.7.momentum_buffer\" refers to parameter 7");
+  EXPECT_THROW_MSG(opt.load_state_dict(far), ValueError,
+                   "SGD load_state_dict: \"state.7.momentum_buffer\" refers to parameter 7");
 }
 
 TEST(Optimizer, StateFollowsParametersMovedByModuleTo) {
@@ -334,7 +344,8 @@ TEST(StepLR, StateDictResumesTheSchedule) {
     EXPECT_EQ(sched2.get_last_lr(), sched.get_last_lr());
     EXPECT_EQ(opt2.param_groups()[0].lr(), opt.param_groups()[0].lr());
   }
-  EXPECT_THROW_MSG(sched2.load_state_dict(nn::StateDict{}), ValueError, "lr scheduler load_state_dict: expected 5 entries");
+  EXPECT_THROW_MSG(sched2.load_state_dict(nn::StateDict{}), ValueError,
+                   "lr scheduler load_state_dict: expected 5 entries");
 }
 
 TEST(Optimizer, StateFollowsADTypeChange) {
@@ -371,14 +382,18 @@ TEST(Optimizer, LoadStateDictValidatesAdamStep) {
   p.set_grad(grad_at(0));
   opt.step();
   const nn::StateDict sd = opt.state_dict();
-  const std::vector<std::pair<double, std::string>> bad = {
-      {std::nan(""), "nan"}, {1e300, "1e+300"}, {-1, "-1"}, {2.5, "2.5"},
-      {std::numeric_limits<double>::infinity(), "inf"}, {9007199254740994.0, "9.0072e+15"}};
+  const std::vector<std::pair<double, std::string>> bad = {{std::nan(""), "nan"},
+                                                           {1e300, "1e+300"},
+                                                           {-1, "-1"},
+                                                           {2.5, "2.5"},
+                                                           {std::numeric_limits<double>::infinity(), "inf"},
+                                                           {9007199254740994.0, "9.0072e+15"}};
   for (const auto& [value, text] : bad) {
     nn::StateDict corrupt = sd;
     corrupt.insert("state.0.step", scalar_tensor(value, kFloat64));
-    EXPECT_THROW_MSG(opt.load_state_dict(corrupt), ValueError,
-                     "Adam load_state_dict: \"state.0.step\" must be a whole number in [0, 2^53], got " + text);
+    EXPECT_THROW_MSG(
+        opt.load_state_dict(corrupt), ValueError,
+        "Adam load_state_dict: \"state.0.step\" must be a whole number in [0, 2^53], got " + text);
   }
   EXPECT_EQ(opt.state_dict().at("state.0.step").item<double>(), 1);  // unchanged
   nn::StateDict fine = sd;

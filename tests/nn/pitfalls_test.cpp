@@ -37,11 +37,12 @@ TEST(Pitfalls, UnregisteredSubModelLeftBehindIsNamedWithItsRootModule) {
   EXPECT_TRUE(model.head->was_moved());
   EXPECT_FALSE(model.encoder->was_moved());
   const Tensor x = randn({3, 4}, Device::cuda(0));
-  EXPECT_THROW_LINE(model(x), DeviceMismatchError,
-                    "tensors on different devices: linear got input on cuda:0 and weight (proj.weight) on cpu; "
-                    "proj.weight belongs to Encoder, a module that to(device) never moved while another module "
-                    "was moved: register it under your model with register_module(...) so that "
-                    "model.to(device) moves it, or move it with .to(device)");
+  EXPECT_THROW_LINE(
+      model(x), DeviceMismatchError,
+      "tensors on different devices: linear got input on cuda:0 and weight (proj.weight) on cpu; "
+      "proj.weight belongs to Encoder, a module that to(device) never moved while another module "
+      "was moved: register it under your model with register_module(...) so that "
+      "model.to(device) moves it, or move it with .to(device)");
   // Either fix works; moving the sub-model itself is the quick one.
   model.encoder->to("cuda:0");
   EXPECT_EQ(model(x).shape(), (Shape{3, 2}));
@@ -50,9 +51,10 @@ TEST(Pitfalls, UnregisteredSubModelLeftBehindIsNamedWithItsRootModule) {
 TEST(Pitfalls, ModelNeverMovedGetsTheGenericHint) {
   test::EmulatedCuda emu(1);
   Classifier model(std::make_shared<Encoder>());
-  EXPECT_THROW_LINE(model(randn({3, 4}, Device::cuda(0))), DeviceMismatchError,
-                    "tensors on different devices: linear got input on cuda:0 and weight (proj.weight) on cpu; "
-                    "move the model with model.to(device) or the input with input.to(device)");
+  EXPECT_THROW_LINE(
+      model(randn({3, 4}, Device::cuda(0))), DeviceMismatchError,
+      "tensors on different devices: linear got input on cuda:0 and weight (proj.weight) on cpu; "
+      "move the model with model.to(device) or the input with input.to(device)");
 }
 
 TEST(Pitfalls, ParametersAndBuffersAreFoundByTheirDottedNames) {

@@ -78,8 +78,9 @@ std::string file_bytes(const std::string& header, const std::string& data) {
 }
 
 nn::StateDict mixed_dict() {
-  const float special[] = {1.5f, -0.0f, std::numeric_limits<float>::quiet_NaN(),
-                           std::numeric_limits<float>::infinity(), 1e-45f, -3.25f};
+  const float special[] = {
+      1.5f,   -0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+      1e-45f, -3.25f};
   return nn::StateDict{
       {"conv1.weight", from_vector(std::vector<float>(special, special + 6), {2, 3})},
       {"wide", tensor({0.1, -1e300, 5e-324}, kFloat64)},
@@ -171,7 +172,8 @@ TEST(Safetensors, ReadsTheReferenceImplementationsBytes) {
       "223a5b335d2c22646174615f6f666673657473223a5b33322c33355d7d7d2020fdffffffffffffff0400000000000000"
       "0000803f000020c00000003ee6b1617f010001";
   std::string bytes;
-  for (size_t i = 0; i < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  for (size_t i = 0; i < hex.size(); i += 2)
+    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
   const nn::SafetensorsContents c = nn::decode_safetensors(bytes);
   EXPECT_EQ(c.metadata, (nn::Metadata{{"format", "pt"}}));
   EXPECT_EQ(c.tensors.keys(), (std::vector<std::string>{"steps", "fc.weight", "mask"}));
@@ -223,43 +225,58 @@ TEST(Safetensors, MalformedFilesNameTheProblem) {
       {file_bytes("{\"a\":", ""), "safetensors: bad JSON header: invalid JSON at byte 5"},
       {file_bytes("[1, 2]", ""), "safetensors: the header does not start with '{'"},
       {file_bytes(" {}", ""), "safetensors: the header does not start with '{'"},
-      {file_bytes("{" + ok_entry + "}", "1234"), "safetensors: tensor \"a\" has data_offsets [0, 8] out of range for a data section of 4 bytes"},
+      {file_bytes("{" + ok_entry + "}", "1234"),
+       "safetensors: tensor \"a\" has data_offsets [0, 8] out of range for a data section of 4 bytes"},
       {file_bytes(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", eight),
        "safetensors: tensor \"a\" of shape [3] and dtype F32 does not match its data_offsets [0, 8]"},
-      {file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight),
+      {file_bytes(
+           R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+           eight),
        "safetensors: the data of tensors \"a\" and \"b\" overlap"},
-      {file_bytes(R"({"a":{"dtype":"Q7","shape":[1],"data_offsets":[0,1]}})", "x"), "safetensors: tensor \"a\" has unknown dtype \"Q7\""},
-      {file_bytes(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}})", ""), "safetensors: tensor \"a\" has an invalid shape"},
-      {file_bytes(R"({"a":{"dtype":"F32","shape":[2.5],"data_offsets":[0,0]}})", ""), "safetensors: tensor \"a\" has an invalid shape"},
-      {file_bytes(R"({"a":{"dtype":"U8","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,0]}})", ""),
+      {file_bytes(R"({"a":{"dtype":"Q7","shape":[1],"data_offsets":[0,1]}})", "x"),
+       "safetensors: tensor \"a\" has unknown dtype \"Q7\""},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}})", ""),
+       "safetensors: tensor \"a\" has an invalid shape"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[2.5],"data_offsets":[0,0]}})", ""),
+       "safetensors: tensor \"a\" has an invalid shape"},
+      {file_bytes(R"({"a":{"dtype":"U8","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,0]}})",
+                  ""),
        "safetensors: tensor \"a\" has a shape too large"},
-      {file_bytes(R"({"a":{"dtype":"F32","shape":[1]}})", ""), "safetensors: tensor \"a\" needs a string dtype"},
-      {file_bytes(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[0]}})", ""), "safetensors: tensor \"a\" needs data_offsets [begin, end]"},
-      {file_bytes(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}})", "1234"), "safetensors: tensor \"a\" has data_offsets [4, 0] out of range"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[1]}})", ""),
+       "safetensors: tensor \"a\" needs a string dtype"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[0]}})", ""),
+       "safetensors: tensor \"a\" needs data_offsets [begin, end]"},
+      {file_bytes(R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}})", "1234"),
+       "safetensors: tensor \"a\" has data_offsets [4, 0] out of range"},
       {file_bytes(R"({"a":3})", ""), "safetensors: header entry \"a\" is not an object"},
       {file_bytes(R"({"__metadata__":{"k":1}})", ""), "safetensors: metadata \"k\" is not a string"},
       {file_bytes(R"({"__metadata__":[]})", ""), "safetensors: \"__metadata__\" must be an object"},
       {file_bytes("{" + ok_entry + "," + ok_entry + "}", eight), "safetensors: the header names \"a\" twice"},
       {file_bytes(R"({"m":{"dtype":"BOOL","shape":[2],"data_offsets":[0,2]}})", "\x01\x02"),
        "safetensors: tensor \"m\" holds a BOOL byte other than 0 or 1"},
-      {file_bytes("{}x", ""), "safetensors: bad JSON header: invalid JSON at byte 2: unexpected text after the value"},
+      {file_bytes("{}x", ""),
+       "safetensors: bad JSON header: invalid JSON at byte 2: unexpected text after the value"},
       {file_bytes("{\"a\":" + std::string(100, '[') + std::string(100, ']') + "}", ""),
        "safetensors: bad JSON header: invalid JSON at byte 69: nesting is too deep"},
-      {file_bytes("{\"a\x01\":1}", ""), "safetensors: bad JSON header: invalid JSON at byte 3: control character"},
-      {file_bytes(R"({"\ud800":1})", ""), "safetensors: bad JSON header: invalid JSON at byte 8: unpaired surrogate"},
+      {file_bytes("{\"a\x01\":1}", ""),
+       "safetensors: bad JSON header: invalid JSON at byte 3: control character"},
+      {file_bytes(R"({"\ud800":1})", ""),
+       "safetensors: bad JSON header: invalid JSON at byte 8: unpaired surrogate"},
   };
   for (const Case& c : cases) EXPECT_THROW_MSG(nn::decode_safetensors(c.bytes), IOError, c.message);
 }
 
 TEST(Safetensors, HalfPrecisionEntriesAreDTypeErrors) {
   for (const char* dt : {"F16", "BF16"}) {
-    const std::string header = std::string(R"({"h":{"dtype":")") + dt + R"(","shape":[2],"data_offsets":[0,4]}})";
+    const std::string header =
+        std::string(R"({"h":{"dtype":")") + dt + R"(","shape":[2],"data_offsets":[0,4]}})";
     EXPECT_THROW_MSG(nn::decode_safetensors(file_bytes(header, "abcd")), DTypeError,
                      std::string("safetensors: tensor \"h\" has dtype ") + dt +
                          "; float16 and bfloat16 are not supported by Ember");
   }
-  EXPECT_THROW_MSG(nn::decode_safetensors(file_bytes(R"({"i":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}})", "abcd")),
-                   DTypeError, "safetensors: tensor \"i\" has dtype I32, which Ember does not support");
+  EXPECT_THROW_MSG(
+      nn::decode_safetensors(file_bytes(R"({"i":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}})", "abcd")),
+      DTypeError, "safetensors: tensor \"i\" has dtype I32, which Ember does not support");
 }
 
 TEST(Safetensors, FileErrorsNameThePath) {
@@ -287,9 +304,9 @@ TEST(Safetensors, FailedSaveKeepsThePreviousFile) {
 
   // The target is a directory: refused before anything is written.
   fs::create_directory(dir.file("taken"));
-  EXPECT_THROW_LINE(nn::save_file(mixed_dict(), dir.file("taken")), IOError,
-                    "save_file: \"" + dir.file("taken") +
-                        "\" exists and is not a regular file; refusing to replace it");
+  EXPECT_THROW_LINE(
+      nn::save_file(mixed_dict(), dir.file("taken")), IOError,
+      "save_file: \"" + dir.file("taken") + "\" exists and is not a regular file; refusing to replace it");
 
   // The disk "fills up" mid-write: the file size limit makes write() fail with EFBIG.
   rlimit previous{};
@@ -303,7 +320,9 @@ TEST(Safetensors, FailedSaveKeepsThePreviousFile) {
     nn::save_file(nn::StateDict{{"big", zeros({10000})}}, path);
   } catch (const IOError& e) {
     threw = true;
-    EXPECT_EQ(std::string(e.what()).rfind("save_file: writing failed for \"" + path + "\": File too large", 0), 0u) << e.what();
+    EXPECT_EQ(
+        std::string(e.what()).rfind("save_file: writing failed for \"" + path + "\": File too large", 0), 0u)
+        << e.what();
   }
   ::setrlimit(RLIMIT_FSIZE, &previous);
   std::signal(SIGXFSZ, old_handler);
@@ -325,7 +344,8 @@ TEST(Safetensors, FuzzedBytesNeverCrash) {
     std::string b = valid;
     const int kind = static_cast<int>(rng() % 4);
     if (kind == 0) {  // flip a few bytes anywhere
-      for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) b[rng() % b.size()] = static_cast<char>(rng());
+      for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k)
+        b[rng() % b.size()] = static_cast<char>(rng());
     } else if (kind == 1) {  // truncate
       b.resize(rng() % b.size());
     } else if (kind == 2) {  // corrupt the header text only
@@ -377,7 +397,9 @@ TEST(Safetensors, AsStrictAsTheReferenceImplementation) {
   };
   const std::vector<Case> cases = {
       // A gap between two tensors, before the first, and bytes after the last.
-      {file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[2],"data_offsets":[6,8]}})", eight),
+      {file_bytes(
+           R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[2],"data_offsets":[6,8]}})",
+           eight),
        "safetensors: 2 bytes of the data section before tensor \"b\" belong to no tensor"},
       {file_bytes(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight),
        "safetensors: 4 bytes of the data section before tensor \"a\" belong to no tensor"},
@@ -389,7 +411,8 @@ TEST(Safetensors, AsStrictAsTheReferenceImplementation) {
        "safetensors: bad JSON header: invalid JSON at byte 2: invalid UTF-8"},
       {file_bytes("{\"__metadata__\":{\"k\":\"\xc0\xaf\"}}", ""),
        "safetensors: bad JSON header: invalid JSON at byte 22: invalid UTF-8"},
-      {file_bytes("{\"\xed\xa0\x80\":1}", ""), "safetensors: bad JSON header: invalid JSON at byte 2: invalid UTF-8"},
+      {file_bytes("{\"\xed\xa0\x80\":1}", ""),
+       "safetensors: bad JSON header: invalid JSON at byte 2: invalid UTF-8"},
       // [0, 2^62] of F32: empty, but its strides do not fit in int64 bytes.
       {file_bytes(R"({"a":{"dtype":"F32","shape":[0,4611686018427387904],"data_offsets":[0,0]}})", ""),
        "safetensors: tensor \"a\" has a shape too large to address: [0, 4611686018427387904] of F32"},
@@ -398,10 +421,11 @@ TEST(Safetensors, AsStrictAsTheReferenceImplementation) {
   };
   for (const Case& c : cases) EXPECT_THROW_MSG(nn::decode_safetensors(c.bytes), IOError, c.message);
   // A zero-size tensor inside another's data is an overlap, as in the reference.
-  EXPECT_THROW_MSG(nn::decode_safetensors(file_bytes(
-                       R"({"z":{"dtype":"F32","shape":[0],"data_offsets":[4,4]},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
-                       eight)),
-                   IOError, "safetensors: the data of tensors \"a\" and \"z\" overlap");
+  EXPECT_THROW_MSG(
+      nn::decode_safetensors(file_bytes(
+          R"({"z":{"dtype":"F32","shape":[0],"data_offsets":[4,4]},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+          eight)),
+      IOError, "safetensors: the data of tensors \"a\" and \"z\" overlap");
   // At a boundary it is fine; valid UTF-8 names load.
   const auto ok = nn::decode_safetensors(file_bytes(
       "{\"z\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[8,8]},\"\xc3\xa9\":{\"dtype\":\"F32\","
@@ -420,8 +444,9 @@ TEST(Safetensors, FifosAreRefusedNotWaitedOn) {
   TempDir dir;
   const std::string fifo = dir.file("fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_THROW_LINE(nn::load_file(fifo), IOError,
-                    "load_file: cannot open \"" + fifo + "\": is not a regular file (a FIFO, socket or device)");
+  EXPECT_THROW_LINE(
+      nn::load_file(fifo), IOError,
+      "load_file: cannot open \"" + fifo + "\": is not a regular file (a FIFO, socket or device)");
   EXPECT_THROW_LINE(nn::save_file(mixed_dict(), fifo), IOError,
                     "save_file: \"" + fifo + "\" exists and is not a regular file; refusing to replace it");
   EXPECT_THROW_MSG(nn::check_writable(fifo), IOError, "save_file: \"" + fifo + "\" exists and is not");
@@ -456,8 +481,9 @@ TEST(Safetensors, ReadOnlyCheckpointsAreRefusedEvenForRoot) {
   const std::string path = dir.file("frozen.safetensors");
   nn::save_file(nn::StateDict{{"keep", tensor({5})}}, path);
   ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
-  EXPECT_THROW_LINE(nn::save_file(nn::StateDict{{"new", tensor({1})}}, path), IOError,
-                    "save_file: \"" + path + "\" is read-only (its mode has no write bit); refusing to replace it");
+  EXPECT_THROW_LINE(
+      nn::save_file(nn::StateDict{{"new", tensor({1})}}, path), IOError,
+      "save_file: \"" + path + "\" is read-only (its mode has no write bit); refusing to replace it");
   EXPECT_THROW_MSG(nn::check_writable(path), IOError, "save_file: \"" + path + "\" is read-only");
   EXPECT_EQ(nn::load_file(path).keys(), std::vector<std::string>{"keep"});
   ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
@@ -485,16 +511,16 @@ TEST(Safetensors, StaleTemporariesOfKilledSavesAreRemoved) {
       fs::last_write_time(dir.file(name), t);
     }
   };
-  make("ckpt.safetensors.tmp-" + dead + "-AbC123", true);      // stale: removed
-  make("ckpt.safetensors.tmp-" + dead + "-XyZ789", false);     // recent: kept
-  make("ckpt.safetensors.tmp-" + alive + "-QwE456", true);     // alive: kept
-  make("ckpt.safetensors.tmp-" + dead + "-toolong1", true);    // not our pattern: kept
-  make("other.safetensors.tmp-" + dead + "-AbC123", true);     // another file's: kept
-  make("ckpt.safetensors.tmp-AbC123", true);                   // no pid: kept
+  make("ckpt.safetensors.tmp-" + dead + "-AbC123", true);    // stale: removed
+  make("ckpt.safetensors.tmp-" + dead + "-XyZ789", false);   // recent: kept
+  make("ckpt.safetensors.tmp-" + alive + "-QwE456", true);   // alive: kept
+  make("ckpt.safetensors.tmp-" + dead + "-toolong1", true);  // not our pattern: kept
+  make("other.safetensors.tmp-" + dead + "-AbC123", true);   // another file's: kept
+  make("ckpt.safetensors.tmp-AbC123", true);                 // no pid: kept
   nn::save_file(nn::StateDict{{"w", tensor({1})}}, path);
-  EXPECT_EQ(dir.entries(), (std::vector<std::string>{
-                               "ckpt.safetensors", "ckpt.safetensors.tmp-" + alive + "-QwE456",
-                               "ckpt.safetensors.tmp-" + dead + "-XyZ789",
-                               "ckpt.safetensors.tmp-" + dead + "-toolong1",
-                               "ckpt.safetensors.tmp-AbC123", "other.safetensors.tmp-" + dead + "-AbC123"}));
+  EXPECT_EQ(dir.entries(),
+            (std::vector<std::string>{
+                "ckpt.safetensors", "ckpt.safetensors.tmp-" + alive + "-QwE456",
+                "ckpt.safetensors.tmp-" + dead + "-XyZ789", "ckpt.safetensors.tmp-" + dead + "-toolong1",
+                "ckpt.safetensors.tmp-AbC123", "other.safetensors.tmp-" + dead + "-AbC123"}));
 }

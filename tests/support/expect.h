@@ -35,34 +35,34 @@ inline std::string first_line(const std::exception& e) {
 }  // namespace ember::test
 
 /// Runs stmt, expects exception type E whose message starts with prefix.
-#define EXPECT_THROW_MSG(stmt, E, prefix)                                                  \
-  do {                                                                                     \
-    bool ember_caught = false;                                                             \
-    try {                                                                                  \
-      stmt;                                                                                \
-    } catch (const E& ember_e) {                                                           \
-      ember_caught = true;                                                                 \
-      EXPECT_EQ(std::string(ember_e.what()).rfind(prefix, 0), 0u)                          \
-          << "message: " << ember_e.what() << "\nexpected to start with: " << (prefix);    \
-    } catch (const std::exception& ember_e) {                                              \
-      ADD_FAILURE() << "wrong exception type; message: " << ember_e.what();                \
-      ember_caught = true;                                                                 \
-    }                                                                                      \
-    if (!ember_caught) ADD_FAILURE() << "no exception from " #stmt;                        \
+#define EXPECT_THROW_MSG(stmt, E, prefix)                                               \
+  do {                                                                                  \
+    bool ember_caught = false;                                                          \
+    try {                                                                               \
+      stmt;                                                                             \
+    } catch (const E& ember_e) {                                                        \
+      ember_caught = true;                                                              \
+      EXPECT_EQ(std::string(ember_e.what()).rfind(prefix, 0), 0u)                       \
+          << "message: " << ember_e.what() << "\nexpected to start with: " << (prefix); \
+    } catch (const std::exception& ember_e) {                                           \
+      ADD_FAILURE() << "wrong exception type; message: " << ember_e.what();             \
+      ember_caught = true;                                                              \
+    }                                                                                   \
+    if (!ember_caught) ADD_FAILURE() << "no exception from " #stmt;                     \
   } while (0)
 
 /// Runs stmt, expects exception type E whose whole first line equals line.
-#define EXPECT_THROW_LINE(stmt, E, line)                                                   \
-  do {                                                                                     \
-    bool ember_caught = false;                                                             \
-    try {                                                                                  \
-      stmt;                                                                                \
-    } catch (const E& ember_e) {                                                           \
-      ember_caught = true;                                                                 \
-      EXPECT_EQ(::ember::test::first_line(ember_e), std::string(line));                 \
-    } catch (const std::exception& ember_e) {                                              \
-      ADD_FAILURE() << "wrong exception type; message: " << ember_e.what();                \
-      ember_caught = true;                                                                 \
-    }                                                                                      \
-    if (!ember_caught) ADD_FAILURE() << "no exception from " #stmt;                        \
+#define EXPECT_THROW_LINE(stmt, E, line)                                    \
+  do {                                                                      \
+    bool ember_caught = false;                                              \
+    try {                                                                   \
+      stmt;                                                                 \
+    } catch (const E& ember_e) {                                            \
+      ember_caught = true;                                                  \
+      EXPECT_EQ(::ember::test::first_line(ember_e), std::string(line));     \
+    } catch (const std::exception& ember_e) {                               \
+      ADD_FAILURE() << "wrong exception type; message: " << ember_e.what(); \
+      ember_caught = true;                                                  \
+    }                                                                       \
+    if (!ember_caught) ADD_FAILURE() << "no exception from " #stmt;         \
   } while (0)

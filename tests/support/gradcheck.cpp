@@ -19,8 +19,8 @@ Tensor leaf(const Shape& shape, double lo, double hi) {
   return t.detach().requires_grad_(true);
 }
 
-::testing::AssertionResult gradcheck(const TensorFn& f, const std::vector<Tensor>& inputs,
-                                     double eps, double atol, double rtol) {
+::testing::AssertionResult gradcheck(const TensorFn& f, const std::vector<Tensor>& inputs, double eps,
+                                     double atol, double rtol) {
   for (const Tensor& x : inputs) {
     if (!x.requires_grad()) continue;
     if (x.dtype() != kFloat64 || !x.device().is_cpu() || !x.is_contiguous() || !x.is_leaf())
@@ -55,8 +55,8 @@ Tensor leaf(const Shape& shape, double lo, double hi) {
       const double a = analytic[static_cast<size_t>(i)];
       if (!(std::abs(a - numeric) <= atol + rtol * std::abs(numeric)))
         return ::testing::AssertionFailure()
-               << "input " << k << " element " << i << ": analytic " << a << " vs numeric "
-               << numeric << " (shape " << shape_str(x.shape()) << ")";
+               << "input " << k << " element " << i << ": analytic " << a << " vs numeric " << numeric
+               << " (shape " << shape_str(x.shape()) << ")";
     }
   }
   return ::testing::AssertionSuccess();

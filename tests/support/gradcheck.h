@@ -14,8 +14,8 @@ using TensorFn = std::function<Tensor(const std::vector<Tensor>&)>;
 
 /// Checks d(sum(f(inputs) * w))/d(inputs) for a fixed random weight w. Inputs must be
 /// contiguous float64 CPU leaves; those with requires_grad are checked.
-::testing::AssertionResult gradcheck(const TensorFn& f, const std::vector<Tensor>& inputs,
-                                     double eps = 1e-6, double atol = 1e-5, double rtol = 1e-3);
+::testing::AssertionResult gradcheck(const TensorFn& f, const std::vector<Tensor>& inputs, double eps = 1e-6,
+                                     double atol = 1e-5, double rtol = 1e-3);
 
 /// A float64 CPU leaf of shape with values uniform in [lo, hi), requiring grad.
 Tensor leaf(const Shape& shape, double lo = -1.0, double hi = 1.0);

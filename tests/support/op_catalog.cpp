@@ -15,20 +15,32 @@ std::vector<OpSpec> build() {
   auto push = [&](OpSpec s) { ops.push_back(std::move(s)); };
 
   // ---- binary elementwise: contiguous, broadcast and transposed operands ----
-  struct Bin { const char* op; Tensor (*fn)(const Tensor&, const Tensor&); double lo, hi; };
+  struct Bin {
+    const char* op;
+    Tensor (*fn)(const Tensor&, const Tensor&);
+    double lo, hi;
+  };
   for (Bin b : {Bin{"add", BIN(add), -1, 1}, Bin{"sub", BIN(sub), -1, 1}, Bin{"mul", BIN(mul), -1, 1},
                 Bin{"div", BIN(div), 0.5, 2}, Bin{"pow", BIN(pow), 0.5, 2},
                 Bin{"maximum", BIN(maximum), -1, 1}, Bin{"minimum", BIN(minimum), -1, 1}}) {
     auto fn = b.fn;
-    push({b.op, b.op, {f("lhs", {2, 3}, b.lo, b.hi), f("rhs", {2, 3}, b.lo, b.hi)},
-         [fn](Args a) { return fn(a[0], a[1]); }});
-    push({std::string(b.op) + "_broadcast", b.op, {f("lhs", {4, 1, 3}, b.lo, b.hi), f("rhs", {2, 1}, b.lo, b.hi)},
-         [fn](Args a) { return fn(a[0], a[1]); }});
-    push({std::string(b.op) + "_strided", b.op, {f("lhs", {3, 2}, b.lo, b.hi), f("rhs", {4, 2}, b.lo, b.hi)},
-         [fn](Args a) { return fn(a[0].t(), a[1].narrow(0, 1, 3).t()); }});
+    push({b.op, b.op, {f("lhs", {2, 3}, b.lo, b.hi), f("rhs", {2, 3}, b.lo, b.hi)}, [fn](Args a) {
+            return fn(a[0], a[1]);
+          }});
+    push({std::string(b.op) + "_broadcast",
+          b.op,
+          {f("lhs", {4, 1, 3}, b.lo, b.hi), f("rhs", {2, 1}, b.lo, b.hi)},
+          [fn](Args a) { return fn(a[0], a[1]); }});
+    push({std::string(b.op) + "_strided",
+          b.op,
+          {f("lhs", {3, 2}, b.lo, b.hi), f("rhs", {4, 2}, b.lo, b.hi)},
+          [fn](Args a) { return fn(a[0].t(), a[1].narrow(0, 1, 3).t()); }});
   }
   // ---- comparisons and where ----
-  struct Cmp { const char* op; Tensor (*fn)(const Tensor&, const Tensor&); };
+  struct Cmp {
+    const char* op;
+    Tensor (*fn)(const Tensor&, const Tensor&);
+  };
   for (Cmp c : {Cmp{"eq", BIN(eq)}, Cmp{"ne", BIN(ne)}, Cmp{"lt", BIN(lt)}, Cmp{"le", BIN(le)},
                 Cmp{"gt", BIN(gt)}, Cmp{"ge", BIN(ge)}}) {
     auto fn = c.fn;
@@ -36,8 +48,9 @@ std::vector<OpSpec> build() {
     s.differentiable = false;
     push(s);
   }
-  push({"where", "where", {boolean("condition", {2, 3}), f("input", {2, 3}), f("other", {3})},
-       [](Args a) { return where(a[0], a[1], a[2]); }});
+  push({"where", "where", {boolean("condition", {2, 3}), f("input", {2, 3}), f("other", {3})}, [](Args a) {
+          return where(a[0], a[1], a[2]);
+        }});
   // ---- in place ----
   {
     OpSpec s{"add_", "add_", {f("self", {2, 3}), f("other", {3})}, [](Args a) {
@@ -47,37 +60,54 @@ std::vector<OpSpec> build() {
              }};
     push(s);
     push({"mul_", "mul_", {f("self", {2, 3}), f("other", {2, 3})}, [](Args a) {
-           Tensor s = a[0].clone();
-           s.mul_(a[1]);
-           return s;
-         }});
+            Tensor s = a[0].clone();
+            s.mul_(a[1]);
+            return s;
+          }});
   }
   // ---- unary ----
-  struct Un { const char* op; Tensor (*fn)(const Tensor&); double lo, hi; };
-  for (Un u : {Un{"neg", UN(neg), -1, 1}, Un{"exp", UN(exp), -1, 1}, Un{"log", UN(log), 0.5, 2},
-               Un{"sqrt", UN(sqrt), 0.5, 2}, Un{"abs", UN(abs), -1, 1}, Un{"relu", UN(relu), -1, 1},
-               Un{"sigmoid", UN(sigmoid), -3, 3}, Un{"tanh", UN(tanh), -2, 2},
-               Un{"square", UN(square), -1, 1}}) {
+  struct Un {
+    const char* op;
+    Tensor (*fn)(const Tensor&);
+    double lo, hi;
+  };
+  for (Un u :
+       {Un{"neg", UN(neg), -1, 1}, Un{"exp", UN(exp), -1, 1}, Un{"log", UN(log), 0.5, 2},
+        Un{"sqrt", UN(sqrt), 0.5, 2}, Un{"abs", UN(abs), -1, 1}, Un{"relu", UN(relu), -1, 1},
+        Un{"sigmoid", UN(sigmoid), -3, 3}, Un{"tanh", UN(tanh), -2, 2}, Un{"square", UN(square), -1, 1}}) {
     auto fn = u.fn;
     push({u.op, u.op, {f("input", {2, 3}, u.lo, u.hi)}, [fn](Args a) { return fn(a[0]); }});
-    push({std::string(u.op) + "_strided", u.op, {f("input", {3, 4}, u.lo, u.hi)},
-         [fn](Args a) { return fn(a[0].t().narrow(0, 1, 2)); }});
+    push({std::string(u.op) + "_strided", u.op, {f("input", {3, 4}, u.lo, u.hi)}, [fn](Args a) {
+            return fn(a[0].t().narrow(0, 1, 2));
+          }});
   }
   push({"clamp", "clamp", {f("input", {2, 3}, -2, 2)}, [](Args a) { return clamp(a[0], -1, 1); }});
   push({"pow_scalar", "pow", {f("input", {2, 3}, 0.5, 2)}, [](Args a) { return pow(a[0], 2.5); }});
   push({"rpow_scalar", "pow", {f("input", {2, 3})}, [](Args a) { return pow(1.5, a[0]); }});
-  push({"scalar_arith", "div", {f("input", {2, 3}, 0.5, 2)},
-       [](Args a) { return (2.0 - a[0]) * 3.0 / 2.0 + 1.0 / a[0] - a[0] / 4.0 + maximum(a[0], 1.0); }});
+  push({"scalar_arith", "div", {f("input", {2, 3}, 0.5, 2)}, [](Args a) {
+          return (2.0 - a[0]) * 3.0 / 2.0 + 1.0 / a[0] - a[0] / 4.0 + maximum(a[0], 1.0);
+        }});
   // ---- views ----
   push({"views", "reshape", {f("input", {2, 3, 4})}, [](Args a) {
-         return a[0].permute({2, 0, 1}).reshape({4, 6}).t().narrow(0, 1, 4).select(1, 2).unsqueeze(0).expand({3, 4}).flatten();
-       }});
-  push({"views_squeeze", "squeeze", {f("input", {2, 1, 3})},
-       [](Args a) { return a[0].squeeze(1).transpose(0, 1).reshape({6}) * 1.0 + a[0].squeeze().sum(); }});
+          return a[0]
+              .permute({2, 0, 1})
+              .reshape({4, 6})
+              .t()
+              .narrow(0, 1, 4)
+              .select(1, 2)
+              .unsqueeze(0)
+              .expand({3, 4})
+              .flatten();
+        }});
+  push({"views_squeeze", "squeeze", {f("input", {2, 1, 3})}, [](Args a) {
+          return a[0].squeeze(1).transpose(0, 1).reshape({6}) * 1.0 + a[0].squeeze().sum();
+        }});
   push({"contiguous", "contiguous", {f("input", {3, 4})}, [](Args a) { return a[0].t().contiguous(); }});
   {
     // Rounding through float32 defeats finite differences; autograd_test checks it by hand.
-    OpSpec s{"to_dtype", "to", {f("input", {2, 3})}, [](Args a) { return a[0].to(kFloat32).to(a[0].dtype()) * a[0]; }};
+    OpSpec s{"to_dtype", "to", {f("input", {2, 3})}, [](Args a) {
+               return a[0].to(kFloat32).to(a[0].dtype()) * a[0];
+             }};
     s.differentiable = false;
     push(s);
   }
@@ -104,89 +134,137 @@ std::vector<OpSpec> build() {
   }
   // ---- linear algebra ----
   push({"matmul", "matmul", {f("lhs", {3, 4}), f("rhs", {4, 5})}, [](Args a) { return matmul(a[0], a[1]); }});
-  push({"matmul_transposed", "matmul", {f("lhs", {4, 3}), f("rhs", {5, 4})},
-       [](Args a) { return matmul(a[0].t(), a[1].t()); }});
-  push({"matmul_batched", "matmul", {f("lhs", {2, 3, 4}), f("rhs", {4, 2})},
-       [](Args a) { return matmul(a[0], a[1]); }});
-  push({"matmul_broadcast", "matmul", {f("lhs", {2, 1, 3, 4}), f("rhs", {3, 4, 2})},
-       [](Args a) { return matmul(a[0], a[1]); }});
-  push({"matmul_vector", "matmul", {f("lhs", {4}), f("rhs", {4, 3})}, [](Args a) { return matmul(a[0], a[1]); }});
+  push({"matmul_transposed", "matmul", {f("lhs", {4, 3}), f("rhs", {5, 4})}, [](Args a) {
+          return matmul(a[0].t(), a[1].t());
+        }});
+  push({"matmul_batched", "matmul", {f("lhs", {2, 3, 4}), f("rhs", {4, 2})}, [](Args a) {
+          return matmul(a[0], a[1]);
+        }});
+  push({"matmul_broadcast", "matmul", {f("lhs", {2, 1, 3, 4}), f("rhs", {3, 4, 2})}, [](Args a) {
+          return matmul(a[0], a[1]);
+        }});
+  push({"matmul_vector", "matmul", {f("lhs", {4}), f("rhs", {4, 3})}, [](Args a) {
+          return matmul(a[0], a[1]);
+        }});
   push({"matmul_dot", "matmul", {f("lhs", {5}), f("rhs", {5})}, [](Args a) { return matmul(a[0], a[1]); }});
-  push({"matmul_matvec", "matmul", {f("lhs", {3, 5}), f("rhs", {5})}, [](Args a) { return matmul(a[0], a[1]); }});
-  push({"linear", "linear", {f("input", {5, 4}), f("weight", {3, 4}), f("bias", {3})},
-       [](Args a) { return linear(a[0], a[1], a[2]); }});
-  push({"linear_nobias", "linear", {f("input", {2, 5, 4}), f("weight", {3, 4})},
-       [](Args a) { return linear(a[0], a[1]); }});
+  push({"matmul_matvec", "matmul", {f("lhs", {3, 5}), f("rhs", {5})}, [](Args a) {
+          return matmul(a[0], a[1]);
+        }});
+  push({"linear", "linear", {f("input", {5, 4}), f("weight", {3, 4}), f("bias", {3})}, [](Args a) {
+          return linear(a[0], a[1], a[2]);
+        }});
+  push({"linear_nobias", "linear", {f("input", {2, 5, 4}), f("weight", {3, 4})}, [](Args a) {
+          return linear(a[0], a[1]);
+        }});
   // ---- softmax and losses ----
   push({"softmax", "softmax", {f("input", {3, 5}, -3, 3)}, [](Args a) { return softmax(a[0], 1); }});
   push({"softmax_dim0", "softmax", {f("input", {4, 3}, -3, 3)}, [](Args a) { return softmax(a[0], 0); }});
-  push({"log_softmax", "log_softmax", {f("input", {3, 5}, -3, 3)}, [](Args a) { return log_softmax(a[0], -1); }});
-  push({"cross_entropy", "cross_entropy", {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)},
-       [](Args a) { return cross_entropy(a[0], a[1]); }});
-  push({"cross_entropy_sum", "cross_entropy", {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)},
-       [](Args a) { return cross_entropy(a[0], a[1], Reduction::Sum); }});
-  push({"cross_entropy_none", "cross_entropy", {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)},
-       [](Args a) { return cross_entropy(a[0], a[1], Reduction::None); }});
-  push({"nll_loss", "nll_loss", {f("input", {4, 5}, -3, 0), idx("target", {4}, 0, 5)},
-       [](Args a) { return nll_loss(a[0], a[1]); }});
-  push({"mse_loss", "mse_loss", {f("input", {3, 4}), f("target", {3, 4})},
-       [](Args a) { return mse_loss(a[0], a[1]); }});
+  push({"log_softmax", "log_softmax", {f("input", {3, 5}, -3, 3)}, [](Args a) {
+          return log_softmax(a[0], -1);
+        }});
+  push({"cross_entropy", "cross_entropy", {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)}, [](Args a) {
+          return cross_entropy(a[0], a[1]);
+        }});
+  push({"cross_entropy_sum",
+        "cross_entropy",
+        {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)},
+        [](Args a) { return cross_entropy(a[0], a[1], Reduction::Sum); }});
+  push({"cross_entropy_none",
+        "cross_entropy",
+        {f("input", {4, 5}, -3, 3), idx("target", {4}, 0, 5)},
+        [](Args a) { return cross_entropy(a[0], a[1], Reduction::None); }});
+  push({"nll_loss", "nll_loss", {f("input", {4, 5}, -3, 0), idx("target", {4}, 0, 5)}, [](Args a) {
+          return nll_loss(a[0], a[1]);
+        }});
+  push({"mse_loss", "mse_loss", {f("input", {3, 4}), f("target", {3, 4})}, [](Args a) {
+          return mse_loss(a[0], a[1]);
+        }});
   // ---- convolution and pooling ----
-  push({"conv2d", "conv2d", {f("input", {2, 3, 6, 5}), f("weight", {4, 3, 3, 2}), f("bias", {4})},
-       [](Args a) { return conv2d(a[0], a[1], a[2]); }});
-  push({"conv2d_nobias", "conv2d", {f("input", {1, 2, 5, 5}), f("weight", {3, 2, 3, 3})},
-       [](Args a) { return conv2d(a[0], a[1]); }});
-  push({"conv2d_stride", "conv2d", {f("input", {2, 2, 7, 6}), f("weight", {3, 2, 3, 3}), f("bias", {3})},
-       [](Args a) { return conv2d(a[0], a[1], a[2], {2, 1}); }});
-  push({"conv2d_padding", "conv2d", {f("input", {1, 2, 4, 5}), f("weight", {2, 2, 3, 3}), f("bias", {2})},
-       [](Args a) { return conv2d(a[0], a[1], a[2], 1, {2, 1}); }});
-  push({"conv2d_dilation", "conv2d", {f("input", {1, 2, 9, 8}), f("weight", {2, 2, 2, 3}), f("bias", {2})},
-       [](Args a) { return conv2d(a[0], a[1], a[2], {1, 2}, 1, {3, 2}); }});
-  push({"conv2d_strided", "conv2d", {f("input", {2, 2, 5, 6}), f("weight", {3, 2, 3, 3}), f("bias", {3})},
-       [](Args a) { return conv2d(a[0].transpose(2, 3), a[1].transpose(2, 3), a[2]); }});
+  push(
+      {"conv2d", "conv2d", {f("input", {2, 3, 6, 5}), f("weight", {4, 3, 3, 2}), f("bias", {4})}, [](Args a) {
+         return conv2d(a[0], a[1], a[2]);
+       }});
+  push({"conv2d_nobias", "conv2d", {f("input", {1, 2, 5, 5}), f("weight", {3, 2, 3, 3})}, [](Args a) {
+          return conv2d(a[0], a[1]);
+        }});
+  push({"conv2d_stride",
+        "conv2d",
+        {f("input", {2, 2, 7, 6}), f("weight", {3, 2, 3, 3}), f("bias", {3})},
+        [](Args a) {
+          return conv2d(a[0], a[1], a[2], {2, 1});
+        }});
+  push({"conv2d_padding",
+        "conv2d",
+        {f("input", {1, 2, 4, 5}), f("weight", {2, 2, 3, 3}), f("bias", {2})},
+        [](Args a) {
+          return conv2d(a[0], a[1], a[2], 1, {2, 1});
+        }});
+  push({"conv2d_dilation",
+        "conv2d",
+        {f("input", {1, 2, 9, 8}), f("weight", {2, 2, 2, 3}), f("bias", {2})},
+        [](Args a) {
+          return conv2d(a[0], a[1], a[2], {1, 2}, 1, {3, 2});
+        }});
+  push({"conv2d_strided",
+        "conv2d",
+        {f("input", {2, 2, 5, 6}), f("weight", {3, 2, 3, 3}), f("bias", {3})},
+        [](Args a) { return conv2d(a[0].transpose(2, 3), a[1].transpose(2, 3), a[2]); }});
   push({"max_pool2d", "max_pool2d", {f("input", {2, 3, 6, 6})}, [](Args a) { return max_pool2d(a[0], 2); }});
-  push({"max_pool2d_padded", "max_pool2d", {f("input", {1, 2, 7, 5})},
-       [](Args a) { return max_pool2d(a[0], 3, {2, 1}, 1); }});
-  push({"max_pool2d_chw", "max_pool2d", {f("input", {2, 5, 4})}, [](Args a) { return max_pool2d(a[0], {2, 1}); }});
+  push({"max_pool2d_padded", "max_pool2d", {f("input", {1, 2, 7, 5})}, [](Args a) {
+          return max_pool2d(a[0], 3, {2, 1}, 1);
+        }});
+  push({"max_pool2d_chw", "max_pool2d", {f("input", {2, 5, 4})}, [](Args a) {
+          return max_pool2d(a[0], {2, 1});
+        }});
   push({"avg_pool2d", "avg_pool2d", {f("input", {2, 3, 6, 6})}, [](Args a) { return avg_pool2d(a[0], 2); }});
-  push({"avg_pool2d_padded", "avg_pool2d", {f("input", {1, 2, 7, 5})},
-       [](Args a) { return avg_pool2d(a[0], {3, 2}, {2, 1}, 1); }});
+  push({"avg_pool2d_padded", "avg_pool2d", {f("input", {1, 2, 7, 5})}, [](Args a) {
+          return avg_pool2d(a[0], {3, 2}, {2, 1}, 1);
+        }});
   // ---- normalisation and dropout ----
   {
     const std::vector<ArgSpec> args = {f("input", {4, 3, 2, 2}), fixed("running_mean", {3}, -1, 1),
                                        fixed("running_var", {3}, 0.5, 2), f("weight", {3}), f("bias", {3})};
     push({"batch_norm_train", "batch_norm", args,
-         [](Args a) { return batch_norm(a[0], a[1], a[2], a[3], a[4], true); }});
+          [](Args a) { return batch_norm(a[0], a[1], a[2], a[3], a[4], true); }});
     push({"batch_norm_eval", "batch_norm", args,
-         [](Args a) { return batch_norm(a[0], a[1], a[2], a[3], a[4], false); }});
+          [](Args a) { return batch_norm(a[0], a[1], a[2], a[3], a[4], false); }});
     const std::vector<ArgSpec> plain = {f("input", {5, 3}), fixed("running_mean", {3}, -1, 1),
                                         fixed("running_var", {3}, 0.5, 2)};
     push({"batch_norm_train_noaffine", "batch_norm", plain,
-         [](Args a) { return batch_norm(a[0], a[1], a[2], Tensor(), Tensor(), true); }});
+          [](Args a) { return batch_norm(a[0], a[1], a[2], Tensor(), Tensor(), true); }});
     push({"batch_norm_eval_noaffine", "batch_norm", plain,
-         [](Args a) { return batch_norm(a[0], a[1], a[2], Tensor(), Tensor(), false); }});
+          [](Args a) { return batch_norm(a[0], a[1], a[2], Tensor(), Tensor(), false); }});
     OpSpec d{"dropout", "dropout", {f("input", {4, 5})}, [](Args a) { return dropout(a[0], 0.3); }};
     d.random = true;
     push(d);
-    OpSpec d2{"dropout2d", "dropout2d", {f("input", {4, 6, 2, 2})}, [](Args a) { return dropout2d(a[0], 0.5); }};
+    OpSpec d2{
+        "dropout2d", "dropout2d", {f("input", {4, 6, 2, 2})}, [](Args a) { return dropout2d(a[0], 0.5); }};
     d2.random = true;
     push(d2);
   }
   // ---- joining and indexing ----
-  push({"cat", "cat", {f("tensors[0]", {2, 3}), f("tensors[1]", {4, 3}), f("tensors[2]", {1, 3})},
-       [](Args a) { return cat({a[0], a[1], a[2]}); }});
-  push({"cat_strided", "cat", {f("tensors[0]", {3, 2}), f("tensors[1]", {2, 4})},
-       [](Args a) { return cat({a[0].t(), a[1]}, 1); }});
-  push({"stack", "stack", {f("tensors[0]", {2, 3}), f("tensors[1]", {2, 3})},
-       [](Args a) { return stack({a[0], a[1]}, 1); }});
-  push({"index_select", "index_select", {f("input", {4, 3}), idx("index", {5}, 0, 4)},
-       [](Args a) { return index_select(a[0], 0, a[1]); }});
-  push({"index_select_strided", "index_select", {f("input", {3, 4}), idx("index", {4}, 0, 3)},
-       [](Args a) { return index_select(a[0].t(), 1, a[1]); }});
-  push({"gather", "gather", {f("input", {3, 4}), idx("index", {3, 5}, 0, 4)},
-       [](Args a) { return gather(a[0], 1, a[1]); }});
-  push({"gather_dim0", "gather", {f("input", {4, 3}), idx("index", {2, 3}, 0, 4)},
-       [](Args a) { return gather(a[0], 0, a[1]); }});
+  push(
+      {"cat", "cat", {f("tensors[0]", {2, 3}), f("tensors[1]", {4, 3}), f("tensors[2]", {1, 3})}, [](Args a) {
+         return cat({a[0], a[1], a[2]});
+       }});
+  push({"cat_strided", "cat", {f("tensors[0]", {3, 2}), f("tensors[1]", {2, 4})}, [](Args a) {
+          return cat({a[0].t(), a[1]}, 1);
+        }});
+  push({"stack", "stack", {f("tensors[0]", {2, 3}), f("tensors[1]", {2, 3})}, [](Args a) {
+          return stack({a[0], a[1]}, 1);
+        }});
+  push({"index_select", "index_select", {f("input", {4, 3}), idx("index", {5}, 0, 4)}, [](Args a) {
+          return index_select(a[0], 0, a[1]);
+        }});
+  push({"index_select_strided", "index_select", {f("input", {3, 4}), idx("index", {4}, 0, 3)}, [](Args a) {
+          return index_select(a[0].t(), 1, a[1]);
+        }});
+  push({"gather", "gather", {f("input", {3, 4}), idx("index", {3, 5}, 0, 4)}, [](Args a) {
+          return gather(a[0], 1, a[1]);
+        }});
+  push({"gather_dim0", "gather", {f("input", {4, 3}), idx("index", {2, 3}, 0, 4)}, [](Args a) {
+          return gather(a[0], 0, a[1]);
+        }});
   for (OpSpec& s : block_path_cases()) push(std::move(s));
   return ops;
 }

@@ -14,9 +14,9 @@ namespace ember::test {
 struct ArgSpec {
   std::string name;  // the op's parameter name, as in error messages ("lhs", "weight")
   Shape shape;
-  DType dtype = kFloat32;  // floating args get float64 in gradchecks
+  DType dtype = kFloat32;      // floating args get float64 in gradchecks
   double lo = -1.0, hi = 1.0;  // value range (integers: [lo, hi))
-  bool grad = true;             // floating args: checked by gradcheck
+  bool grad = true;            // floating args: checked by gradcheck
 };
 
 struct OpSpec {

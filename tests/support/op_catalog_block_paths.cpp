@@ -43,49 +43,64 @@ std::vector<OpSpec> block_path_cases() {
   ops.push_back({"sum_tall_dim0", "sum", {f("input", {300, 7})}, [](Args a) { return sum(a[0], {0}); }});
   // 3 outputs of 600 over two non-adjacent dims: one pass, the reduced offsets through an
   // OffsetCalculator of two dims (inner_offset's general case).
-  ops.push_back({"sum_block_two_dims", "sum", {f("input", {20, 3, 30})}, [](Args a) { return sum(a[0], {0, 2}); }});
+  ops.push_back({"sum_block_two_dims", "sum", {f("input", {20, 3, 30})}, [](Args a) {
+                   return sum(a[0], {0, 2});
+                 }});
   // A maximum through the split path: 2 outputs of 5000, 2 splits and the finishing pass.
   ops.push_back({"amax_wide", "amax", {f("input", {2, 5000})}, [](Args a) { return amax(a[0], {1}); }});
   // ---- block arg-reductions (arg_block_kernel: 256 or more reduced elements) ----
-  ops.push_back(not_differentiable({"argmax_wide", "argmax", {f("input", {2, 1000})},
-                                    [](Args a) { return argmax(a[0], 1); }}));
+  ops.push_back(not_differentiable(
+      {"argmax_wide", "argmax", {f("input", {2, 1000})}, [](Args a) { return argmax(a[0], 1); }}));
   // A quarter of each row clamped to the maximum 0.5: the first of the tied indices wins,
   // across threads of the block (ArgCombine), as in the CPU's scan.
-  ops.push_back(not_differentiable({"argmax_wide_ties", "argmax", {f("input", {2, 1000})},
-                                    [](Args a) { return argmax(clamp(a[0], -1, 0.5), 1); }}));
+  ops.push_back(not_differentiable({"argmax_wide_ties", "argmax", {f("input", {2, 1000})}, [](Args a) {
+                                      return argmax(clamp(a[0], -1, 0.5), 1);
+                                    }}));
   // Down strided columns (stride 3), ties at the minimum -0.5.
-  ops.push_back(not_differentiable({"argmin_tall_ties", "argmin", {f("input", {600, 3})},
-                                    [](Args a) { return argmin(clamp(a[0], -0.5, 1), 0); }}));
+  ops.push_back(not_differentiable({"argmin_tall_ties", "argmin", {f("input", {600, 3})}, [](Args a) {
+                                      return argmin(clamp(a[0], -0.5, 1), 0);
+                                    }}));
   // ---- wide rows (cuda_softmax_loss.cu: 512 threads a row above 1024 classes, 128 up to) ----
   // 3000 classes: softmax_kernel<512> and softmax_backward_kernel<512>, 6 elements a thread.
-  ops.push_back({"softmax_wide", "softmax", {f("input", {2, 3000}, -3, 3)}, [](Args a) { return softmax(a[0], 1); }});
+  ops.push_back(
+      {"softmax_wide", "softmax", {f("input", {2, 3000}, -3, 3)}, [](Args a) { return softmax(a[0], 1); }});
   // Every log-probability subtracts the row's log-sum-exp, so that sum's rounding (it grows
   // with the row) enters gradcheck's weighted sum once per class: central differences are
   // off by about 1e-3 at this width. The small log_softmax case checks the formula.
-  OpSpec wide_log{"log_softmax_wide", "log_softmax", {f("input", {2, 3000}, -3, 3)},
-                  [](Args a) { return log_softmax(a[0], 1); }};
+  OpSpec wide_log{"log_softmax_wide", "log_softmax", {f("input", {2, 3000}, -3, 3)}, [](Args a) {
+                    return log_softmax(a[0], 1);
+                  }};
   wide_log.finite_differences = false;
   ops.push_back(wide_log);
   // 1000 classes: class_loss_kernel<128> and class_loss_backward_kernel<128>, 8 a thread.
-  ops.push_back({"cross_entropy_1000_classes", "cross_entropy", {f("input", {4, 1000}, -3, 3), idx("target", {4}, 0, 1000)},
+  ops.push_back({"cross_entropy_1000_classes",
+                 "cross_entropy",
+                 {f("input", {4, 1000}, -3, 3), idx("target", {4}, 0, 1000)},
                  [](Args a) { return cross_entropy(a[0], a[1]); }});
   // ---- max pooling with ties (max_pool_indices_kernel, max_pool_backward_kernel) ----
   // Every value equal, overlapping padded windows: each index is its window's first cell
   // and cells that several windows pick gather all their gradients. (x * 0 mixes +0 and
   // -0, which compare equal: ties too.)
-  ops.push_back(with_ties({"max_pool2d_all_equal", "max_pool2d", {f("input", {2, 2, 7, 6})},
-                           [](Args a) { return max_pool2d(values_of(a[0], zeros_like(a[0])), 3, 2, 1); }}));
-  ops.push_back(not_differentiable({"max_pool2d_all_equal_indices", "max_pool2d", {f("input", {2, 2, 7, 6})},
-                                    [](Args a) { return max_pool2d_with_indices(a[0] * 0.0, 3, 2, 1).indices; }}));
+  ops.push_back(with_ties({"max_pool2d_all_equal", "max_pool2d", {f("input", {2, 2, 7, 6})}, [](Args a) {
+                             return max_pool2d(values_of(a[0], zeros_like(a[0])), 3, 2, 1);
+                           }}));
+  ops.push_back(not_differentiable(
+      {"max_pool2d_all_equal_indices", "max_pool2d", {f("input", {2, 2, 7, 6})}, [](Args a) {
+         return max_pool2d_with_indices(a[0] * 0.0, 3, 2, 1).indices;
+       }}));
   // Repeated maxima among three values, stride 1: most windows tie, some not.
-  ops.push_back(with_ties({"max_pool2d_repeated_maxima", "max_pool2d", {f("input", {2, 3, 6, 7})},
-                           [](Args a) { return max_pool2d(values_of(a[0], steps_of(a[0])), 3, 1); }}));
-  ops.push_back(not_differentiable({"max_pool2d_repeated_maxima_indices", "max_pool2d", {f("input", {2, 3, 6, 7})},
-                                    [](Args a) { return max_pool2d_with_indices(steps_of(a[0]), {2, 3}, 1).indices; }}));
+  ops.push_back(
+      with_ties({"max_pool2d_repeated_maxima", "max_pool2d", {f("input", {2, 3, 6, 7})}, [](Args a) {
+                   return max_pool2d(values_of(a[0], steps_of(a[0])), 3, 1);
+                 }}));
+  ops.push_back(not_differentiable(
+      {"max_pool2d_repeated_maxima_indices", "max_pool2d", {f("input", {2, 3, 6, 7})}, [](Args a) {
+         return max_pool2d_with_indices(steps_of(a[0]), {2, 3}, 1).indices;
+       }}));
   // ---- normal draws: within one float32 ulp (libm on the CPU, CUDA's log and cos) ----
   // 1001 values: not a multiple of the four a Philox counter gives, over several threads.
-  OpSpec randn_case = not_differentiable({"randn_like", "randn_like", {f("input", {7, 143})},
-                                          [](Args a) { return randn_like(a[0]); }});
+  OpSpec randn_case = not_differentiable(
+      {"randn_like", "randn_like", {f("input", {7, 143})}, [](Args a) { return randn_like(a[0]); }});
   randn_case.random = true;
   randn_case.ulps = 1;
   ops.push_back(randn_case);

@@ -36,7 +36,8 @@ class BlockReduce {
     const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const unsigned epoch = emu::barrier_epoch();
     if (temp_.block == emu::block_serial() && temp_.read_epoch == epoch)
-      emu::kernel_fault("cub::BlockReduce TempStorage reused without a __syncthreads() after the previous Reduce");
+      emu::kernel_fault(
+          "cub::BlockReduce TempStorage reused without a __syncthreads() after the previous Reduce");
     temp_.block = emu::block_serial();
     temp_.read_epoch = epoch + 1;
     std::memcpy(temp_.slots + sizeof(T) * tid, &value, sizeof(T));

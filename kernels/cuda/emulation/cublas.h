@@ -46,17 +46,16 @@ typedef enum { CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99 } cu
 EMBER_API cublasStatus_t cublasCreate_v2(cublasHandle_t* handle);
 EMBER_API cublasStatus_t cublasDestroy_v2(cublasHandle_t handle);
 EMBER_API cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream);
-EMBER_API cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace, size_t workspace_bytes);
+EMBER_API cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace,
+                                               size_t workspace_bytes);
 EMBER_API cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
 EMBER_API cublasStatus_t cublasGetProperty(libraryPropertyType type, int* value);
 EMBER_API const char* cublasGetStatusString(cublasStatus_t status);
-EMBER_API cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
-                                                    cublasOperation_t transb, int m, int n, int k, const void* alpha,
-                                                    const void* A, cudaDataType Atype, int lda, long long strideA,
-                                                    const void* B, cudaDataType Btype, int ldb, long long strideB,
-                                                    const void* beta, void* C, cudaDataType Ctype, int ldc,
-                                                    long long strideC, int batchCount,
-                                                    cublasComputeType_t computeType, cublasGemmAlgo_t algo);
+EMBER_API cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const void* alpha, const void* A, cudaDataType Atype, int lda, long long strideA, const void* B,
+    cudaDataType Btype, int ldb, long long strideB, const void* beta, void* C, cudaDataType Ctype, int ldc,
+    long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo);
 
 #define cublasCreate cublasCreate_v2
 #define cublasDestroy cublasDestroy_v2

@@ -88,10 +88,12 @@ void run(const Gemm& g) {
       for (int64_t row = 0; row < g.m; ++row) {
         double sum = 0;
         for (int64_t l = 0; l < g.k; ++l)
-          sum += in(g.ta ? a[l + row * g.lda] : a[row + l * g.lda]) * in(g.tb ? b[col + l * g.ldb] : b[l + col * g.ldb]);
+          sum += in(g.ta ? a[l + row * g.lda] : a[row + l * g.lda]) *
+                 in(g.tb ? b[col + l * g.ldb] : b[l + col * g.ldb]);
         T* out = c + row + col * g.ldc;
         // "if beta == 0 then C does not have to be a valid input": not read (NaN included).
-        *out = static_cast<T>(g.beta == 0 ? g.alpha * sum : g.alpha * sum + g.beta * static_cast<double>(*out));
+        *out =
+            static_cast<T>(g.beta == 0 ? g.alpha * sum : g.alpha * sum + g.beta * static_cast<double>(*out));
       }
   }
 }
@@ -121,10 +123,11 @@ using namespace ember::emulation::blas;
 // beta without reading A or B. alpha and beta are host pointers to the compute type's scalar
 // (float for 32F and 32F_FAST_TF32, double for 64F), read before the call returns; the
 // product is queued on the handle's stream.
-cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
-                                          int m, int n, int k, const void* alpha, const void* A, cudaDataType Atype,
-                                          int lda, long long strideA, const void* B, cudaDataType Btype, int ldb,
-                                          long long strideB, const void* beta, void* C, cudaDataType Ctype, int ldc,
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa,
+                                          cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                                          const void* A, cudaDataType Atype, int lda, long long strideA,
+                                          const void* B, cudaDataType Btype, int ldb, long long strideB,
+                                          const void* beta, void* C, cudaDataType Ctype, int ldc,
                                           long long strideC, int batchCount, cublasComputeType_t computeType,
                                           cublasGemmAlgo_t algo) {
   if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
@@ -148,8 +151,10 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
   const char* call = "cublasGemmStridedBatchedEx ";
   if (k > 0) {
     const int a_cols = transposed(transa) ? m : k, b_cols = transposed(transb) ? k : n;
-    if (!accessible(d, A, span_bytes(a_rows, a_cols, lda, strideA, batchCount, element), std::string(call) + "A") ||
-        !accessible(d, B, span_bytes(b_rows, b_cols, ldb, strideB, batchCount, element), std::string(call) + "B"))
+    if (!accessible(d, A, span_bytes(a_rows, a_cols, lda, strideA, batchCount, element),
+                    std::string(call) + "A") ||
+        !accessible(d, B, span_bytes(b_rows, b_cols, ldb, strideB, batchCount, element),
+                    std::string(call) + "B"))
       return CUBLAS_STATUS_EXECUTION_FAILED;
   }
   if (!accessible(d, C, span_bytes(m, n, ldc, strideC, batchCount, element), std::string(call) + "C"))

@@ -97,10 +97,12 @@ EMBER_API cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t desc,
                                                    cudnnTensorFormat_t format, int k, int c, int h, int w);
 EMBER_API cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t desc);
 EMBER_API cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t* desc);
-EMBER_API cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t desc, int pad_h, int pad_w,
-                                                        int u, int v, int dilation_h, int dilation_w,
-                                                        cudnnConvolutionMode_t mode, cudnnDataType_t compute_type);
-EMBER_API cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t desc, cudnnMathType_t math_type);
+EMBER_API cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t desc, int pad_h,
+                                                        int pad_w, int u, int v, int dilation_h,
+                                                        int dilation_w, cudnnConvolutionMode_t mode,
+                                                        cudnnDataType_t compute_type);
+EMBER_API cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t desc,
+                                                    cudnnMathType_t math_type);
 EMBER_API cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t desc);
 EMBER_API cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* desc);
 EMBER_API cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t desc, cudnnPoolingMode_t mode,
@@ -110,18 +112,20 @@ EMBER_API cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t d
 
 // ---- pooling forward (cudnn_pooling.cpp)
 EMBER_API cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescriptor_t pooling_desc,
-                                            const void* alpha, const cudnnTensorDescriptor_t x_desc, const void* x,
-                                            const void* beta, const cudnnTensorDescriptor_t y_desc, void* y);
+                                            const void* alpha, const cudnnTensorDescriptor_t x_desc,
+                                            const void* x, const void* beta,
+                                            const cudnnTensorDescriptor_t y_desc, void* y);
 
 // ---- batch normalization (cudnn_batch_norm.cpp)
 EMBER_API cudnnStatus_t cudnnDeriveBNTensorDescriptor(cudnnTensorDescriptor_t derived_bn_desc,
-                                                      const cudnnTensorDescriptor_t x_desc, cudnnBatchNormMode_t mode);
+                                                      const cudnnTensorDescriptor_t x_desc,
+                                                      cudnnBatchNormMode_t mode);
 EMBER_API cudnnStatus_t cudnnBatchNormalizationForwardTraining(
     cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
     const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
     const cudnnTensorDescriptor_t bn_scale_bias_mean_var_desc, const void* bn_scale, const void* bn_bias,
-    double exponential_average_factor, void* result_running_mean, void* result_running_variance, double epsilon,
-    void* result_save_mean, void* result_save_inv_variance);
+    double exponential_average_factor, void* result_running_mean, void* result_running_variance,
+    double epsilon, void* result_save_mean, void* result_save_inv_variance);
 EMBER_API cudnnStatus_t cudnnBatchNormalizationForwardInference(
     cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
     const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
@@ -129,10 +133,11 @@ EMBER_API cudnnStatus_t cudnnBatchNormalizationForwardInference(
     const void* estimated_mean, const void* estimated_variance, double epsilon);
 EMBER_API cudnnStatus_t cudnnBatchNormalizationBackward(
     cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha_data_diff, const void* beta_data_diff,
-    const void* alpha_param_diff, const void* beta_param_diff, const cudnnTensorDescriptor_t x_desc, const void* x,
-    const cudnnTensorDescriptor_t dy_desc, const void* dy, const cudnnTensorDescriptor_t dx_desc, void* dx,
-    const cudnnTensorDescriptor_t bn_scale_bias_diff_desc, const void* bn_scale, void* result_bn_scale_diff,
-    void* result_bn_bias_diff, double epsilon, const void* saved_mean, const void* saved_inv_variance);
+    const void* alpha_param_diff, const void* beta_param_diff, const cudnnTensorDescriptor_t x_desc,
+    const void* x, const cudnnTensorDescriptor_t dy_desc, const void* dy,
+    const cudnnTensorDescriptor_t dx_desc, void* dx, const cudnnTensorDescriptor_t bn_scale_bias_diff_desc,
+    const void* bn_scale, void* result_bn_scale_diff, void* result_bn_bias_diff, double epsilon,
+    const void* saved_mean, const void* saved_inv_variance);
 
 // ---- convolution (cudnn_convolution.cpp: the compute calls and workspace sizes;
 // cudnn_convolution_algorithms.cpp: the heuristics and searches)
@@ -141,23 +146,23 @@ EMBER_API cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
     const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, int requestedAlgoCount,
     int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults);
 EMBER_API cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
-    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnFilterDescriptor_t wDesc,
-    const void* w, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, void* y,
-    int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace,
-    size_t workSpaceSizeInBytes);
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t yDesc, void* y, int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes);
 EMBER_API cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
-    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t algo,
-    size_t* sizeInBytes);
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc,
+    cudnnConvolutionFwdAlgo_t algo, size_t* sizeInBytes);
 EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
     cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
     const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, int requestedAlgoCount,
     int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults);
 EMBER_API cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
-    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnTensorDescriptor_t dyDesc,
-    const void* dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, void* dx,
-    int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults, void* workSpace,
-    size_t workSpaceSizeInBytes);
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w,
+    const cudnnTensorDescriptor_t dyDesc, const void* dy, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t dxDesc, void* dx, int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdDataAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes);
 EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(
     cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
     const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc,
@@ -167,10 +172,10 @@ EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
     const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, int requestedAlgoCount,
     int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults);
 EMBER_API cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
-    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnTensorDescriptor_t dyDesc,
-    const void* dy, const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, void* dw,
-    int requestedAlgoCount, int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults, void* workSpace,
-    size_t workSpaceSizeInBytes);
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnTensorDescriptor_t dyDesc, const void* dy, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnFilterDescriptor_t dwDesc, void* dw, int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdFilterAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes);
 EMBER_API cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(
     cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
     const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc,
@@ -200,7 +205,8 @@ EMBER_API cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, con
 // ---- bias and tensor addition (cudnn_tensor_ops.cpp)
 EMBER_API cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha,
                                                      const cudnnTensorDescriptor_t dyDesc, const void* dy,
-                                                     const void* beta, const cudnnTensorDescriptor_t dbDesc, void* db);
-EMBER_API cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t aDesc,
-                                       const void* A, const void* beta, const cudnnTensorDescriptor_t cDesc, void* C);
-
+                                                     const void* beta, const cudnnTensorDescriptor_t dbDesc,
+                                                     void* db);
+EMBER_API cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha,
+                                       const cudnnTensorDescriptor_t aDesc, const void* A, const void* beta,
+                                       const cudnnTensorDescriptor_t cDesc, void* C);

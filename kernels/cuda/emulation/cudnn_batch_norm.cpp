@@ -13,7 +13,9 @@
 namespace ember::emulation::dnn {
 namespace {
 
-bool valid_mode(cudnnBatchNormMode_t m) { return m == CUDNN_BATCHNORM_PER_ACTIVATION || m == CUDNN_BATCHNORM_SPATIAL; }
+bool valid_mode(cudnnBatchNormMode_t m) {
+  return m == CUDNN_BATCHNORM_PER_ACTIVATION || m == CUDNN_BATCHNORM_SPATIAL;
+}
 bool spatial(cudnnBatchNormMode_t m) { return m == CUDNN_BATCHNORM_SPATIAL; }
 bool same_shape(const cudnnTensorStruct& a, const cudnnTensorStruct& b) {
   return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w;
@@ -69,7 +71,8 @@ cudnnStatus_t check_pointers(cudnnHandle_t handle, const char* call, cudnnDataTy
                              std::initializer_list<Pointer> pointers) {
   for (const Pointer& p : pointers)
     if (p.p)
-      if (const cudnnStatus_t s = check_pointer(handle, p.p, p.bytes, element_size(type), std::string(call) + " " + p.what))
+      if (const cudnnStatus_t s =
+              check_pointer(handle, p.p, p.bytes, element_size(type), std::string(call) + " " + p.what))
         return s;
   return CUDNN_STATUS_SUCCESS;
 }
@@ -86,7 +89,8 @@ void moments(const Groups& g, const T* x, int64_t p, double* mean, double* var) 
   double sum = 0, sq = 0;
   g.each(p, [&](int64_t i) { sum += static_cast<double>(x[i]); });
   *mean = sum / static_cast<double>(g.count());
-  g.each(p, [&](int64_t i) { sq += (static_cast<double>(x[i]) - *mean) * (static_cast<double>(x[i]) - *mean); });
+  g.each(p,
+         [&](int64_t i) { sq += (static_cast<double>(x[i]) - *mean) * (static_cast<double>(x[i]) - *mean); });
   *var = sq / static_cast<double>(g.count());
 }
 
@@ -109,7 +113,9 @@ void train(const Training& t) {
     moments(t.g, x, p, &mean, &var);
     const double inv = 1.0 / std::sqrt(var + t.epsilon);
     const double a = static_cast<double>(scale[p]), b = static_cast<double>(bias[p]);
-    t.g.each(p, [&](int64_t i) { blend(&y[i], a * (static_cast<double>(x[i]) - mean) * inv + b, t.alpha, t.beta); });
+    t.g.each(p, [&](int64_t i) {
+      blend(&y[i], a * (static_cast<double>(x[i]) - mean) * inv + b, t.alpha, t.beta);
+    });
     if (t.running_mean) {
       T* rm = static_cast<T*>(t.running_mean);
       T* rv = static_cast<T*>(t.running_var);
@@ -139,7 +145,9 @@ void infer(const Inference& t) {
     const double inv = 1.0 / std::sqrt(static_cast<double>(static_cast<const T*>(t.var)[p]) + t.epsilon);
     const double a = static_cast<double>(static_cast<const T*>(t.scale)[p]);
     const double b = static_cast<double>(static_cast<const T*>(t.bias)[p]);
-    t.g.each(p, [&](int64_t i) { blend(&y[i], a * (static_cast<double>(x[i]) - mean) * inv + b, t.alpha, t.beta); });
+    t.g.each(p, [&](int64_t i) {
+      blend(&y[i], a * (static_cast<double>(x[i]) - mean) * inv + b, t.alpha, t.beta);
+    });
   }
 }
 
@@ -238,15 +246,20 @@ cudnnStatus_t cudnnBatchNormalizationForwardTraining(
   const Groups g = groups_of(*x_desc, mode);
   if (running_var && g.count() < 2) return CUDNN_STATUS_BAD_PARAM;
   const cudnnDataType_t type = x_desc->type;
-  const size_t data = elements(*x_desc) * element_size(type), params = elements(*bn_desc) * element_size(type);
+  const size_t data = elements(*x_desc) * element_size(type),
+               params = elements(*bn_desc) * element_size(type);
   if (const cudnnStatus_t s = check_pointers(handle, "cudnnBatchNormalizationForwardTraining", type,
-                                             {{x, data, "x"}, {y, data, "y"}, {bn_scale, params, "bnScale"},
-                                              {bn_bias, params, "bnBias"}, {running_mean, params, "resultRunningMean"},
+                                             {{x, data, "x"},
+                                              {y, data, "y"},
+                                              {bn_scale, params, "bnScale"},
+                                              {bn_bias, params, "bnBias"},
+                                              {running_mean, params, "resultRunningMean"},
                                               {running_var, params, "resultRunningVariance"},
                                               {save_mean, params, "resultSaveMean"},
                                               {save_inv, params, "resultSaveInvVariance"}}))
     return s;
-  Training t{g, 0, 0, factor, epsilon, x, bn_scale, bn_bias, y, running_mean, running_var, save_mean, save_inv};
+  Training t{g,           0,         0,       factor, epsilon, x, bn_scale, bn_bias, y, running_mean,
+             running_var, save_mean, save_inv};
   read_scale(alpha, type, &t.alpha);
   read_scale(beta, type, &t.beta);
   enqueue(handle, [t, type] { type == CUDNN_DATA_DOUBLE ? train<double>(t) : train<float>(t); });
@@ -257,20 +270,26 @@ cudnnStatus_t cudnnBatchNormalizationForwardTraining(
 // sqrt(estimatedVariance + epsilon) + bias) + beta * y. Statuses: BAD_PARAM_NULL_POINTER
 // for a null alpha, beta, x, y, bnScale, bnBias, estimatedMean or estimatedVariance;
 // BAD_PARAM and NOT_SUPPORTED as check_shapes says; the pointer statuses of check_pointer.
-cudnnStatus_t cudnnBatchNormalizationForwardInference(
-    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
-    const cudnnTensorDescriptor_t x_desc, const void* x, const cudnnTensorDescriptor_t y_desc, void* y,
-    const cudnnTensorDescriptor_t bn_desc, const void* bn_scale, const void* bn_bias, const void* mean,
-    const void* var, double epsilon) {
+cudnnStatus_t cudnnBatchNormalizationForwardInference(cudnnHandle_t handle, cudnnBatchNormMode_t mode,
+                                                      const void* alpha, const void* beta,
+                                                      const cudnnTensorDescriptor_t x_desc, const void* x,
+                                                      const cudnnTensorDescriptor_t y_desc, void* y,
+                                                      const cudnnTensorDescriptor_t bn_desc,
+                                                      const void* bn_scale, const void* bn_bias,
+                                                      const void* mean, const void* var, double epsilon) {
   if (const cudnnStatus_t s = check_handle(handle)) return s;
   if (any_null({alpha, beta, x, y, bn_scale, bn_bias, mean, var})) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   if (const cudnnStatus_t s = check_shapes(mode, {x_desc, y_desc}, bn_desc, epsilon)) return s;
   const cudnnDataType_t type = x_desc->type;
-  const size_t data = elements(*x_desc) * element_size(type), params = elements(*bn_desc) * element_size(type);
-  if (const cudnnStatus_t s = check_pointers(
-          handle, "cudnnBatchNormalizationForwardInference", type,
-          {{x, data, "x"}, {y, data, "y"}, {bn_scale, params, "bnScale"}, {bn_bias, params, "bnBias"},
-           {mean, params, "estimatedMean"}, {var, params, "estimatedVariance"}}))
+  const size_t data = elements(*x_desc) * element_size(type),
+               params = elements(*bn_desc) * element_size(type);
+  if (const cudnnStatus_t s = check_pointers(handle, "cudnnBatchNormalizationForwardInference", type,
+                                             {{x, data, "x"},
+                                              {y, data, "y"},
+                                              {bn_scale, params, "bnScale"},
+                                              {bn_bias, params, "bnBias"},
+                                              {mean, params, "estimatedMean"},
+                                              {var, params, "estimatedVariance"}}))
     return s;
   Inference t{groups_of(*x_desc, mode), 0, 0, epsilon, x, bn_scale, bn_bias, mean, var, y};
   read_scale(alpha, type, &t.alpha);
@@ -299,14 +318,33 @@ cudnnStatus_t cudnnBatchNormalizationBackward(
   if (!saved_mean != !saved_inv) return CUDNN_STATUS_BAD_PARAM;
   if (const cudnnStatus_t s = check_shapes(mode, {x_desc, dy_desc, dx_desc}, bn_desc, epsilon)) return s;
   const cudnnDataType_t type = x_desc->type;
-  const size_t data = elements(*x_desc) * element_size(type), params = elements(*bn_desc) * element_size(type);
-  if (const cudnnStatus_t s = check_pointers(
-          handle, "cudnnBatchNormalizationBackward", type,
-          {{x, data, "x"}, {dy, data, "dy"}, {dx, data, "dx"}, {bn_scale, params, "bnScale"},
-           {dscale, params, "resultBnScaleDiff"}, {dbias, params, "resultBnBiasDiff"},
-           {saved_mean, params, "savedMean"}, {saved_inv, params, "savedInvVariance"}}))
+  const size_t data = elements(*x_desc) * element_size(type),
+               params = elements(*bn_desc) * element_size(type);
+  if (const cudnnStatus_t s = check_pointers(handle, "cudnnBatchNormalizationBackward", type,
+                                             {{x, data, "x"},
+                                              {dy, data, "dy"},
+                                              {dx, data, "dx"},
+                                              {bn_scale, params, "bnScale"},
+                                              {dscale, params, "resultBnScaleDiff"},
+                                              {dbias, params, "resultBnBiasDiff"},
+                                              {saved_mean, params, "savedMean"},
+                                              {saved_inv, params, "savedInvVariance"}}))
     return s;
-  Backward t{handle->device, groups_of(*x_desc, mode), 0, 0, 0, 0, epsilon, x, dy, bn_scale, saved_mean, saved_inv, dx, dscale, dbias};
+  Backward t{handle->device,
+             groups_of(*x_desc, mode),
+             0,
+             0,
+             0,
+             0,
+             epsilon,
+             x,
+             dy,
+             bn_scale,
+             saved_mean,
+             saved_inv,
+             dx,
+             dscale,
+             dbias};
   read_scale(alpha_data, type, &t.alpha_data);
   read_scale(beta_data, type, &t.beta_data);
   read_scale(alpha_param, type, &t.alpha_param);

@@ -14,10 +14,10 @@ namespace {
 // the data pointers (check_pointer), and the algorithm's operand alignment
 // (BAD_PARAM_MISALIGNED_POINTER). Then out = alpha * result + beta * out on the
 // handle's stream, the algorithm's whole workspace written.
-cudnnStatus_t convolve(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorStruct* x, const cudnnFilterStruct* w,
-                       const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y, int algo, const void* alpha,
-                       const void* beta, const void* a, const void* b, void* out, void* workspace,
-                       size_t workspace_bytes) {
+cudnnStatus_t convolve(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorStruct* x,
+                       const cudnnFilterStruct* w, const cudnnConvolutionStruct* conv,
+                       const cudnnTensorStruct* y, int algo, const void* alpha, const void* beta,
+                       const void* a, const void* b, void* out, void* workspace, size_t workspace_bytes) {
   if (const cudnnStatus_t s = check_handle(handle)) return s;
   ConvProblem p;
   if (const cudnnStatus_t s = check_problem(dir, x, w, conv, y, &p)) return s;
@@ -59,10 +59,12 @@ cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDirection dir, const cudn
 using namespace ember::emulation::dnn;
 
 // "cudnnConvolutionForward()": y = alpha * conv(x, w) + beta * y.
-cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t xDesc,
-                                      const void* x, const cudnnFilterDescriptor_t wDesc, const void* w,
-                                      const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
-                                      void* workSpace, size_t workSpaceSizeInBytes, const void* beta,
+cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha,
+                                      const cudnnTensorDescriptor_t xDesc, const void* x,
+                                      const cudnnFilterDescriptor_t wDesc, const void* w,
+                                      const cudnnConvolutionDescriptor_t convDesc,
+                                      cudnnConvolutionFwdAlgo_t algo, void* workSpace,
+                                      size_t workSpaceSizeInBytes, const void* beta,
                                       const cudnnTensorDescriptor_t yDesc, void* y) {
   return convolve(handle, ConvDirection::Forward, xDesc, wDesc, convDesc, yDesc, algo, alpha, beta, x, w, y,
                   workSpace, workSpaceSizeInBytes);
@@ -77,8 +79,8 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t handle, const void* alp
                                            cudnnConvolutionBwdDataAlgo_t algo, void* workSpace,
                                            size_t workSpaceSizeInBytes, const void* beta,
                                            const cudnnTensorDescriptor_t dxDesc, void* dx) {
-  return convolve(handle, ConvDirection::BackwardData, dxDesc, wDesc, convDesc, dyDesc, algo, alpha, beta, w, dy,
-                  dx, workSpace, workSpaceSizeInBytes);
+  return convolve(handle, ConvDirection::BackwardData, dxDesc, wDesc, convDesc, dyDesc, algo, alpha, beta, w,
+                  dy, dx, workSpace, workSpaceSizeInBytes);
 }
 
 // "cudnnConvolutionBackwardFilter()": dw = alpha * (the gradient of y with respect to w,
@@ -90,12 +92,13 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t handle, const void* a
                                              cudnnConvolutionBwdFilterAlgo_t algo, void* workSpace,
                                              size_t workSpaceSizeInBytes, const void* beta,
                                              const cudnnFilterDescriptor_t dwDesc, void* dw) {
-  return convolve(handle, ConvDirection::BackwardFilter, xDesc, dwDesc, convDesc, dyDesc, algo, alpha, beta, x, dy,
-                  dw, workSpace, workSpaceSizeInBytes);
+  return convolve(handle, ConvDirection::BackwardFilter, xDesc, dwDesc, convDesc, dyDesc, algo, alpha, beta,
+                  x, dy, dw, workSpace, workSpaceSizeInBytes);
 }
 
 // "cudnnGetConvolutionForwardWorkspaceSize()".
-cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle,
+                                                      const cudnnTensorDescriptor_t xDesc,
                                                       const cudnnFilterDescriptor_t wDesc,
                                                       const cudnnConvolutionDescriptor_t convDesc,
                                                       const cudnnTensorDescriptor_t yDesc,
@@ -104,20 +107,19 @@ cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, cons
 }
 
 // "cudnnGetConvolutionBackwardDataWorkspaceSize()".
-cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
-                                                           const cudnnTensorDescriptor_t dyDesc,
-                                                           const cudnnConvolutionDescriptor_t convDesc,
-                                                           const cudnnTensorDescriptor_t dxDesc,
-                                                           cudnnConvolutionBwdDataAlgo_t algo, size_t* sizeInBytes) {
-  return workspace_size(handle, ConvDirection::BackwardData, dxDesc, wDesc, convDesc, dyDesc, algo, sizeInBytes);
+cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc,
+    cudnnConvolutionBwdDataAlgo_t algo, size_t* sizeInBytes) {
+  return workspace_size(handle, ConvDirection::BackwardData, dxDesc, wDesc, convDesc, dyDesc, algo,
+                        sizeInBytes);
 }
 
 // "cudnnGetConvolutionBackwardFilterWorkspaceSize()".
-cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                             const cudnnTensorDescriptor_t dyDesc,
-                                                             const cudnnConvolutionDescriptor_t convDesc,
-                                                             const cudnnFilterDescriptor_t dwDesc,
-                                                             cudnnConvolutionBwdFilterAlgo_t algo,
-                                                             size_t* sizeInBytes) {
-  return workspace_size(handle, ConvDirection::BackwardFilter, xDesc, dwDesc, convDesc, dyDesc, algo, sizeInBytes);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc,
+    cudnnConvolutionBwdFilterAlgo_t algo, size_t* sizeInBytes) {
+  return workspace_size(handle, ConvDirection::BackwardFilter, xDesc, dwDesc, convDesc, dyDesc, algo,
+                        sizeInBytes);
 }

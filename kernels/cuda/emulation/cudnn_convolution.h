@@ -43,10 +43,10 @@ cudnnStatus_t check_problem(ConvDirection dir, const cudnnTensorStruct* x, const
 
 /// What the model declares of one algorithm of a direction (the enumerant's value).
 struct ConvAlgorithm {
-  bool modelled = false;        // the others report NOT_SUPPORTED
-  bool deterministic = true;    // cudnn_cnn's enum comments: BWD_DATA_ALGO_0, BWD_FILTER_ALGO_0/3 are not
-  size_t workspace = 0;         // bytes the call needs (and writes, all of it)
-  double cost = 0;              // a notional run time in ms, for the search's order
+  bool modelled = false;      // the others report NOT_SUPPORTED
+  bool deterministic = true;  // cudnn_cnn's enum comments: BWD_DATA_ALGO_0, BWD_FILTER_ALGO_0/3 are not
+  size_t workspace = 0;       // bytes the call needs (and writes, all of it)
+  double cost = 0;            // a notional run time in ms, for the search's order
   // Bytes the data operands' addresses must be multiples of (0: their element size). The
   // reference documents CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER without saying which
   // engines need what; the model makes IMPLICIT_PRECOMP_GEMM read 16-byte vectors, so a
@@ -75,7 +75,7 @@ void enqueue_convolution(cudnnHandle_t handle, ConvDirection dir, const ConvProb
 
 /// The pointer checks of a call on p: the two inputs and the output, by their element
 /// counts (check_pointer: null, misaligned, not the handle's device memory).
-cudnnStatus_t check_conv_pointers(cudnnHandle_t handle, ConvDirection dir, const ConvProblem& p, const void* a,
-                                  const void* b, const void* out);
+cudnnStatus_t check_conv_pointers(cudnnHandle_t handle, ConvDirection dir, const ConvProblem& p,
+                                  const void* a, const void* b, const void* out);
 
 }  // namespace ember::emulation::dnn

@@ -32,9 +32,12 @@ std::vector<Ranked> rank(ConvDirection dir, const ConvProblem& p, bool searching
   for (int algo = 0; algo < conv_algorithm_count(dir); ++algo) {
     const ConvAlgorithm info = conv_algorithm(dir, algo, p);
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
-    if (!info.modelled) status = CUDNN_STATUS_NOT_SUPPORTED;
-    else if (searching && info.workspace > search_workspace) status = CUDNN_STATUS_ALLOC_FAILED;
-    else if (searching && !operands_aligned(info, a, b, y)) status = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
+    if (!info.modelled)
+      status = CUDNN_STATUS_NOT_SUPPORTED;
+    else if (searching && info.workspace > search_workspace)
+      status = CUDNN_STATUS_ALLOC_FAILED;
+    else if (searching && !operands_aligned(info, a, b, y))
+      status = CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
     const bool ok = status == CUDNN_STATUS_SUCCESS;
     out.push_back({algo, status, ok && searching ? static_cast<float>(info.cost) : -1.0f, info.workspace,
                    info.deterministic});
@@ -50,7 +53,8 @@ std::vector<Ranked> rank(ConvDirection dir, const ConvProblem& p, bool searching
 // Writes the first `requested` of ranked into perf. mathType is "the math type provided to
 // the algorithm": the descriptor's (the model computes in host math whatever it says).
 template <class Perf>
-void report(const std::vector<Ranked>& ranked, const ConvProblem& p, int requested, int* returned, Perf* perf) {
+void report(const std::vector<Ranked>& ranked, const ConvProblem& p, int requested, int* returned,
+            Perf* perf) {
   const int n = std::min(requested, static_cast<int>(ranked.size()));
   for (int i = 0; i < n; ++i) {
     const Ranked& r = ranked[static_cast<size_t>(i)];
@@ -73,8 +77,8 @@ void report(const std::vector<Ranked>& ranked, const ConvProblem& p, int request
 // the same status (the reference is silent: the strict choice).
 template <class Perf>
 cudnnStatus_t heuristics(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorStruct* x,
-                         const cudnnFilterStruct* w, const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
-                         int requested, int* returned, Perf* perf) {
+                         const cudnnFilterStruct* w, const cudnnConvolutionStruct* conv,
+                         const cudnnTensorStruct* y, int requested, int* returned, Perf* perf) {
   if (const cudnnStatus_t s = check_handle(handle)) return s;
   if (!returned || !perf) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   if (requested <= 0) return CUDNN_STATUS_BAD_PARAM;
@@ -92,20 +96,23 @@ cudnnStatus_t heuristics(cudnnHandle_t handle, ConvDirection dir, const cudnnTen
 // compute call checks them, the workspace (when its size is not zero) as device memory of
 // that size.
 template <class Perf>
-cudnnStatus_t search(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorStruct* x, const cudnnFilterStruct* w,
-                     const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y, const void* a, const void* b,
-                     void* out, int requested, int* returned, Perf* perf, void* workspace, size_t workspace_bytes) {
+cudnnStatus_t search(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorStruct* x,
+                     const cudnnFilterStruct* w, const cudnnConvolutionStruct* conv,
+                     const cudnnTensorStruct* y, const void* a, const void* b, void* out, int requested,
+                     int* returned, Perf* perf, void* workspace, size_t workspace_bytes) {
   if (const cudnnStatus_t s = check_handle(handle)) return s;
   if (!returned || !perf) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   if (requested < 1) return CUDNN_STATUS_BAD_PARAM;
   ConvProblem p;
   if (const cudnnStatus_t s = check_problem(dir, x, w, conv, y, &p)) return s;
   if (const cudnnStatus_t s = check_conv_pointers(handle, dir, p, a, b, out)) return s;
-  if (const cudnnStatus_t s = check_pointer(handle, workspace, workspace_bytes, 16, "cuDNN convolution workspace"))
+  if (const cudnnStatus_t s =
+          check_pointer(handle, workspace, workspace_bytes, 16, "cuDNN convolution workspace"))
     return s;
   const std::vector<Ranked> ranked = rank(dir, p, true, workspace_bytes, a, b, out);
   for (const Ranked& r : ranked)
-    if (r.status == CUDNN_STATUS_SUCCESS) enqueue_convolution(handle, dir, p, a, b, out, 1.0, 0.0, workspace, r.memory);
+    if (r.status == CUDNN_STATUS_SUCCESS)
+      enqueue_convolution(handle, dir, p, a, b, out, 1.0, 0.0, workspace, r.memory);
   report(ranked, p, requested, returned, perf);
   return CUDNN_STATUS_SUCCESS;
 }
@@ -115,65 +122,53 @@ cudnnStatus_t search(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorS
 
 using namespace ember::emulation::dnn;
 
-cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                     const cudnnFilterDescriptor_t wDesc,
-                                                     const cudnnConvolutionDescriptor_t convDesc,
-                                                     const cudnnTensorDescriptor_t yDesc, int requestedAlgoCount,
-                                                     int* returnedAlgoCount,
-                                                     cudnnConvolutionFwdAlgoPerf_t* perfResults) {
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnFilterDescriptor_t wDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t yDesc, int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults) {
   return heuristics(handle, ConvDirection::Forward, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount,
                     returnedAlgoCount, perfResults);
 }
 
-cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
-                                                          const cudnnTensorDescriptor_t dyDesc,
-                                                          const cudnnConvolutionDescriptor_t convDesc,
-                                                          const cudnnTensorDescriptor_t dxDesc, int requestedAlgoCount,
-                                                          int* returnedAlgoCount,
-                                                          cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t dxDesc, int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
   return heuristics(handle, ConvDirection::BackwardData, dxDesc, wDesc, convDesc, dyDesc, requestedAlgoCount,
                     returnedAlgoCount, perfResults);
 }
 
-cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                            const cudnnTensorDescriptor_t dyDesc,
-                                                            const cudnnConvolutionDescriptor_t convDesc,
-                                                            const cudnnFilterDescriptor_t dwDesc,
-                                                            int requestedAlgoCount, int* returnedAlgoCount,
-                                                            cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
-  return heuristics(handle, ConvDirection::BackwardFilter, xDesc, dwDesc, convDesc, dyDesc, requestedAlgoCount,
-                    returnedAlgoCount, perfResults);
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const cudnnTensorDescriptor_t dyDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnFilterDescriptor_t dwDesc, int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
+  return heuristics(handle, ConvDirection::BackwardFilter, xDesc, dwDesc, convDesc, dyDesc,
+                    requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
-cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                     const void* x, const cudnnFilterDescriptor_t wDesc, const void* w,
-                                                     const cudnnConvolutionDescriptor_t convDesc,
-                                                     const cudnnTensorDescriptor_t yDesc, void* y,
-                                                     int requestedAlgoCount, int* returnedAlgoCount,
-                                                     cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace,
-                                                     size_t workSpaceSizeInBytes) {
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnFilterDescriptor_t wDesc, const void* w, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t yDesc, void* y, int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionFwdAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes) {
   return search(handle, ConvDirection::Forward, xDesc, wDesc, convDesc, yDesc, x, w, y, requestedAlgoCount,
                 returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
 
-cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
-                                                          const void* w, const cudnnTensorDescriptor_t dyDesc,
-                                                          const void* dy, const cudnnConvolutionDescriptor_t convDesc,
-                                                          const cudnnTensorDescriptor_t dxDesc, void* dx,
-                                                          int requestedAlgoCount, int* returnedAlgoCount,
-                                                          cudnnConvolutionBwdDataAlgoPerf_t* perfResults,
-                                                          void* workSpace, size_t workSpaceSizeInBytes) {
-  return search(handle, ConvDirection::BackwardData, dxDesc, wDesc, convDesc, dyDesc, w, dy, dx, requestedAlgoCount,
-                returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithmEx(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc, const void* w,
+    const cudnnTensorDescriptor_t dyDesc, const void* dy, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnTensorDescriptor_t dxDesc, void* dx, int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdDataAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes) {
+  return search(handle, ConvDirection::BackwardData, dxDesc, wDesc, convDesc, dyDesc, w, dy, dx,
+                requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }
 
-cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
-                                                            const void* x, const cudnnTensorDescriptor_t dyDesc,
-                                                            const void* dy, const cudnnConvolutionDescriptor_t convDesc,
-                                                            const cudnnFilterDescriptor_t dwDesc, void* dw,
-                                                            int requestedAlgoCount, int* returnedAlgoCount,
-                                                            cudnnConvolutionBwdFilterAlgoPerf_t* perfResults,
-                                                            void* workSpace, size_t workSpaceSizeInBytes) {
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithmEx(
+    cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc, const void* x,
+    const cudnnTensorDescriptor_t dyDesc, const void* dy, const cudnnConvolutionDescriptor_t convDesc,
+    const cudnnFilterDescriptor_t dwDesc, void* dw, int requestedAlgoCount, int* returnedAlgoCount,
+    cudnnConvolutionBwdFilterAlgoPerf_t* perfResults, void* workSpace, size_t workSpaceSizeInBytes) {
   return search(handle, ConvDirection::BackwardFilter, xDesc, dwDesc, convDesc, dyDesc, x, dy, dw,
                 requestedAlgoCount, returnedAlgoCount, perfResults, workSpace, workSpaceSizeInBytes);
 }

@@ -18,8 +18,8 @@ bool output_dims(const cudnnTensorStruct& x, const cudnnFilterStruct& w, const c
   const Wide span_h = Wide(w.h - 1) * c.dilation_h + 1, span_w = Wide(w.w - 1) * c.dilation_w + 1;
   const Wide in_h = x.h + Wide(2) * c.pad_h, in_w = x.w + Wide(2) * c.pad_w;
   if (span_h > in_h || span_w > in_w) return false;
-  *y = cudnnTensorStruct{true, x.type, x.n, w.k, int(1 + (in_h - span_h) / c.stride_h),
-                         int(1 + (in_w - span_w) / c.stride_w)};
+  *y = cudnnTensorStruct{
+      true, x.type, x.n, w.k, int(1 + (in_h - span_h) / c.stride_h), int(1 + (in_w - span_w) / c.stride_w)};
   return true;
 }
 
@@ -58,13 +58,15 @@ void for_each_tap(const ConvProblem& p, Tap tap) {
 }
 
 size_t output_elements(ConvDirection dir, const ConvProblem& p) {
-  return dir == ConvDirection::Forward ? elements(p.y) : dir == ConvDirection::BackwardData ? elements(p.x)
-                                                                                             : elements(p.w);
+  return dir == ConvDirection::Forward        ? elements(p.y)
+         : dir == ConvDirection::BackwardData ? elements(p.x)
+                                              : elements(p.w);
 }
 
 // The direction's sums in double, then blended into out.
 template <class T>
-void convolve(ConvDirection dir, const ConvProblem& p, const T* a, const T* b, T* out, double alpha, double beta) {
+void convolve(ConvDirection dir, const ConvProblem& p, const T* a, const T* b, T* out, double alpha,
+              double beta) {
   std::vector<double> acc(output_elements(dir, p), 0.0);
   switch (dir) {
     case ConvDirection::Forward:  // a = x, b = w
@@ -83,7 +85,8 @@ void convolve(ConvDirection dir, const ConvProblem& p, const T* a, const T* b, T
 }  // namespace
 
 cudnnStatus_t check_problem(ConvDirection dir, const cudnnTensorStruct* x, const cudnnFilterStruct* w,
-                            const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y, ConvProblem* out) {
+                            const cudnnConvolutionStruct* conv, const cudnnTensorStruct* y,
+                            ConvProblem* out) {
   if (!is_set(x) || !is_set(w) || !is_set(conv) || !is_set(y)) return CUDNN_STATUS_BAD_PARAM;
   if (x->type != w->type || x->type != y->type || x->c != w->c) return CUDNN_STATUS_BAD_PARAM;
   cudnnTensorStruct expected;
@@ -97,9 +100,12 @@ cudnnStatus_t check_problem(ConvDirection dir, const cudnnTensorStruct* x, const
 
 int conv_algorithm_count(ConvDirection dir) {
   switch (dir) {
-    case ConvDirection::Forward: return CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-    case ConvDirection::BackwardData: return CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
-    case ConvDirection::BackwardFilter: return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+    case ConvDirection::Forward:
+      return CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+    case ConvDirection::BackwardData:
+      return CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+    case ConvDirection::BackwardFilter:
+      return CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
   }
   return 0;
 }
@@ -110,7 +116,8 @@ int conv_algorithm_count(ConvDirection dir) {
 ConvAlgorithm conv_algorithm(ConvDirection dir, int algo, const ConvProblem& p) {
   const double flops = 2.0 * elements(p.y) * p.w.c * p.w.h * p.w.w;
   const size_t esize = element_size(p.x.type);
-  const size_t one_image_columns = esize * size_t(p.w.c) * p.w.h * p.w.w * p.y.h * p.y.w;  // im2col of one image
+  const size_t one_image_columns =
+      esize * size_t(p.w.c) * p.w.h * p.w.w * p.y.h * p.y.w;  // im2col of one image
   auto algorithm = [&](bool deterministic, size_t workspace, double speed) {
     return ConvAlgorithm{true, deterministic, workspace, flops / 1e9 / speed};
   };
@@ -150,8 +157,8 @@ cudnnStatus_t check_workspace(cudnnHandle_t handle, const void* workspace, size_
   return check_pointer(handle, workspace, needed, 16, "cuDNN convolution workspace");
 }
 
-cudnnStatus_t check_conv_pointers(cudnnHandle_t handle, ConvDirection dir, const ConvProblem& p, const void* a,
-                                  const void* b, const void* out) {
+cudnnStatus_t check_conv_pointers(cudnnHandle_t handle, ConvDirection dir, const ConvProblem& p,
+                                  const void* a, const void* b, const void* out) {
   const size_t es = element_size(p.x.type);
   const size_t nx = elements(p.x) * es, nw = elements(p.w) * es, ny = elements(p.y) * es;
   struct Arg {
@@ -181,11 +188,11 @@ void enqueue_convolution(cudnnHandle_t handle, ConvDirection dir, const ConvProb
   enqueue(handle, [=] {
     if (workspace_bytes) std::memset(workspace, 0xA5, workspace_bytes);  // the algorithm's scratch, all of it
     if (p.x.type == CUDNN_DATA_DOUBLE)
-      convolve(dir, p, static_cast<const double*>(a), static_cast<const double*>(b), static_cast<double*>(out),
-               alpha, beta);
+      convolve(dir, p, static_cast<const double*>(a), static_cast<const double*>(b),
+               static_cast<double*>(out), alpha, beta);
     else
-      convolve(dir, p, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out), alpha,
-               beta);
+      convolve(dir, p, static_cast<const float*>(a), static_cast<const float*>(b), static_cast<float*>(out),
+               alpha, beta);
   });
 }
 

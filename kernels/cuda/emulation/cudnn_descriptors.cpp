@@ -46,7 +46,8 @@ cudnnStatus_t check_4d(cudnnTensorFormat_t format, cudnnDataType_t type, int n, 
   if (format != CUDNN_TENSOR_NCHW) return CUDNN_STATUS_NOT_SUPPORTED;
   if (!valid_type(type)) return CUDNN_STATUS_BAD_PARAM;
   if (n <= 0 || c <= 0 || h <= 0 || w <= 0) return CUDNN_STATUS_BAD_PARAM;
-  if (uint64_t(n) * uint64_t(c) * uint64_t(h) * uint64_t(w) > uint64_t(INT_MAX)) return CUDNN_STATUS_NOT_SUPPORTED;
+  if (uint64_t(n) * uint64_t(c) * uint64_t(h) * uint64_t(w) > uint64_t(INT_MAX))
+    return CUDNN_STATUS_NOT_SUPPORTED;
   return CUDNN_STATUS_SUCCESS;
 }
 
@@ -109,8 +110,8 @@ cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t* d) { return c
 cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) { return destroy(d); }
 
 // "cudnnSetFilter4dDescriptor()": the same checks as a tensor's (k, c, h, w > 0).
-cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataType_t type, cudnnTensorFormat_t format,
-                                         int k, int c, int h, int w) {
+cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataType_t type,
+                                         cudnnTensorFormat_t format, int k, int c, int h, int w) {
   if (!d) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   if (const cudnnStatus_t s = check_4d(format, type, k, c, h, w)) return s;
   *d = cudnnFilterStruct{true, type, k, c, h, w};
@@ -122,9 +123,9 @@ cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d) 
 
 // "cudnnSetConvolution2dDescriptor()": BAD_PARAM for a negative pad, a stride or dilation
 // <= 0, or an invalid mode or compute type. The math type set earlier is kept.
-cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d, int pad_h, int pad_w, int u, int v,
-                                              int dilation_h, int dilation_w, cudnnConvolutionMode_t mode,
-                                              cudnnDataType_t compute) {
+cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d, int pad_h, int pad_w, int u,
+                                              int v, int dilation_h, int dilation_w,
+                                              cudnnConvolutionMode_t mode, cudnnDataType_t compute) {
   if (!d) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   if (pad_h < 0 || pad_w < 0 || u <= 0 || v <= 0 || dilation_h <= 0 || dilation_w <= 0)
     return CUDNN_STATUS_BAD_PARAM;
@@ -167,20 +168,34 @@ size_t cudnnGetVersion() { return 9 * 10000 + 19 * 100; }  // the cuDNN 9.19 API
 // "cudnnGetErrorString()": the enumerant's name.
 const char* cudnnGetErrorString(cudnnStatus_t status) {
   switch (status) {
-    case CUDNN_STATUS_SUCCESS: return "CUDNN_STATUS_SUCCESS";
-    case CUDNN_STATUS_NOT_INITIALIZED: return "CUDNN_STATUS_NOT_INITIALIZED";
-    case CUDNN_STATUS_BAD_PARAM: return "CUDNN_STATUS_BAD_PARAM";
-    case CUDNN_STATUS_BAD_PARAM_NULL_POINTER: return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
-    case CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER: return "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER";
-    case CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT: return "CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT";
-    case CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH: return "CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH";
-    case CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH: return "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH";
-    case CUDNN_STATUS_NOT_SUPPORTED: return "CUDNN_STATUS_NOT_SUPPORTED";
-    case CUDNN_STATUS_NOT_SUPPORTED_SHAPE: return "CUDNN_STATUS_NOT_SUPPORTED_SHAPE";
-    case CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE: return "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE";
-    case CUDNN_STATUS_ALLOC_FAILED: return "CUDNN_STATUS_ALLOC_FAILED";
-    case CUDNN_STATUS_EXECUTION_FAILED: return "CUDNN_STATUS_EXECUTION_FAILED";
-    case CUDNN_STATUS_EXECUTION_FAILED_CUDART: return "CUDNN_STATUS_EXECUTION_FAILED_CUDART";
+    case CUDNN_STATUS_SUCCESS:
+      return "CUDNN_STATUS_SUCCESS";
+    case CUDNN_STATUS_NOT_INITIALIZED:
+      return "CUDNN_STATUS_NOT_INITIALIZED";
+    case CUDNN_STATUS_BAD_PARAM:
+      return "CUDNN_STATUS_BAD_PARAM";
+    case CUDNN_STATUS_BAD_PARAM_NULL_POINTER:
+      return "CUDNN_STATUS_BAD_PARAM_NULL_POINTER";
+    case CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER:
+      return "CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER";
+    case CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT:
+      return "CUDNN_STATUS_BAD_PARAM_SIZE_INSUFFICIENT";
+    case CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH:
+      return "CUDNN_STATUS_BAD_PARAM_STREAM_MISMATCH";
+    case CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH:
+      return "CUDNN_STATUS_BAD_PARAM_SHAPE_MISMATCH";
+    case CUDNN_STATUS_NOT_SUPPORTED:
+      return "CUDNN_STATUS_NOT_SUPPORTED";
+    case CUDNN_STATUS_NOT_SUPPORTED_SHAPE:
+      return "CUDNN_STATUS_NOT_SUPPORTED_SHAPE";
+    case CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE:
+      return "CUDNN_STATUS_NOT_SUPPORTED_DATA_TYPE";
+    case CUDNN_STATUS_ALLOC_FAILED:
+      return "CUDNN_STATUS_ALLOC_FAILED";
+    case CUDNN_STATUS_EXECUTION_FAILED:
+      return "CUDNN_STATUS_EXECUTION_FAILED";
+    case CUDNN_STATUS_EXECUTION_FAILED_CUDART:
+      return "CUDNN_STATUS_EXECUTION_FAILED_CUDART";
   }
   return "CUDNN_STATUS_UNKNOWN";
 }

@@ -11,7 +11,7 @@
 #include "ember/kernels/cuda/emulation/internal.h"
 
 struct cudnnContext {
-  int device = 0;                // the device current at cudnnCreate
+  int device = 0;                 // the device current at cudnnCreate
   cudaStream_t stream = nullptr;  // null: the device's default stream
 };
 
@@ -45,7 +45,9 @@ struct cudnnPoolingStruct {
 namespace ember::emulation::dnn {
 
 /// Bytes of one element of t.
-inline size_t element_size(cudnnDataType_t t) { return t == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float); }
+inline size_t element_size(cudnnDataType_t t) {
+  return t == CUDNN_DATA_DOUBLE ? sizeof(double) : sizeof(float);
+}
 /// Elements a set tensor or filter descriptor covers (packed).
 inline size_t elements(const cudnnTensorStruct& t) { return size_t(t.n) * t.c * t.h * t.w; }
 inline size_t elements(const cudnnFilterStruct& f) { return size_t(f.k) * f.c * f.h * f.w; }

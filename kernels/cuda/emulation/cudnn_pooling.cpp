@@ -91,12 +91,15 @@ cudnnStatus_t cudnnPoolingForward(cudnnHandle_t handle, const cudnnPoolingDescri
   const cudnnTensorStruct &xd = *x_desc, &yd = *y_desc;
   if (xd.n != yd.n || xd.c != yd.c || xd.type != yd.type) return CUDNN_STATUS_BAD_PARAM;
   if (d.pad_h >= d.window_h || d.pad_w >= d.window_w) return CUDNN_STATUS_BAD_PARAM;
-  if (yd.h > advised(xd.h, d.window_h, d.pad_h, d.stride_h) || yd.w > advised(xd.w, d.window_w, d.pad_w, d.stride_w))
+  if (yd.h > advised(xd.h, d.window_h, d.pad_h, d.stride_h) ||
+      yd.w > advised(xd.w, d.window_w, d.pad_w, d.stride_w))
     return CUDNN_STATUS_BAD_PARAM;
   const cudnnDataType_t type = xd.type;
   const size_t e = element_size(type);
-  if (const cudnnStatus_t s = check_pointer(handle, x, elements(xd) * e, e, "cudnnPoolingForward x")) return s;
-  if (const cudnnStatus_t s = check_pointer(handle, y, elements(yd) * e, e, "cudnnPoolingForward y")) return s;
+  if (const cudnnStatus_t s = check_pointer(handle, x, elements(xd) * e, e, "cudnnPoolingForward x"))
+    return s;
+  if (const cudnnStatus_t s = check_pointer(handle, y, elements(yd) * e, e, "cudnnPoolingForward y"))
+    return s;
   Pooling p{d, xd.n * xd.c, xd.h, xd.w, yd.h, yd.w, 0, 0, x, y};
   read_scale(alpha, type, &p.alpha);
   read_scale(beta, type, &p.beta);

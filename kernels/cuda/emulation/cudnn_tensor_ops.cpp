@@ -11,12 +11,14 @@ namespace {
 
 // Reads alpha and beta for data of type t (null: BAD_PARAM_NULL_POINTER).
 cudnnStatus_t read_scales(const void* alpha, const void* beta, cudnnDataType_t t, double* a, double* b) {
-  return read_scale(alpha, t, a) && read_scale(beta, t, b) ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  return read_scale(alpha, t, a) && read_scale(beta, t, b) ? CUDNN_STATUS_SUCCESS
+                                                           : CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
 }
 
 // C = alpha * A + beta * C, A broadcast along its dimensions of size 1.
 template <class T>
-void add(const cudnnTensorStruct& ad, const T* a, const cudnnTensorStruct& cd, T* c, double alpha, double beta) {
+void add(const cudnnTensorStruct& ad, const T* a, const cudnnTensorStruct& cd, T* c, double alpha,
+         double beta) {
   size_t i = 0;
   for (int n = 0; n < cd.n; ++n)
     for (int ch = 0; ch < cd.c; ++ch)
@@ -67,7 +69,8 @@ cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudn
   if (!fits(a.n, c.n) || !fits(a.c, c.c) || !fits(a.h, c.h) || !fits(a.w, c.w)) return CUDNN_STATUS_BAD_PARAM;
   double alpha_value = 0, beta_value = 0;
   if (const cudnnStatus_t s = read_scales(alpha, beta, c.type, &alpha_value, &beta_value)) return s;
-  if (const cudnnStatus_t s = check_pointers(handle, a, A, c, C, "cudnnAddTensor A", "cudnnAddTensor C")) return s;
+  if (const cudnnStatus_t s = check_pointers(handle, a, A, c, C, "cudnnAddTensor A", "cudnnAddTensor C"))
+    return s;
   enqueue(handle, [=] {
     if (c.type == CUDNN_DATA_DOUBLE)
       add(a, static_cast<const double*>(A), c, static_cast<double*>(C), alpha_value, beta_value);
@@ -83,8 +86,8 @@ cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudn
 // tensor and output tensor differ" or "the dataType of the two tensor descriptors is
 // different"; an unset descriptor is BAD_PARAM too.
 cudnnStatus_t cudnnConvolutionBackwardBias(cudnnHandle_t handle, const void* alpha,
-                                           const cudnnTensorDescriptor_t dyDesc, const void* dy, const void* beta,
-                                           const cudnnTensorDescriptor_t dbDesc, void* db) {
+                                           const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                           const void* beta, const cudnnTensorDescriptor_t dbDesc, void* db) {
   if (const cudnnStatus_t s = check_handle(handle)) return s;
   if (!is_set(dyDesc) || !is_set(dbDesc) || dyDesc->type != dbDesc->type) return CUDNN_STATUS_BAD_PARAM;
   const cudnnTensorStruct dyd = *dyDesc, dbd = *dbDesc;

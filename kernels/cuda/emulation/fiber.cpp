@@ -91,7 +91,8 @@ struct StackPool {
     }
     FiberStack s;
     s.mapped = kStackSize + page_size();
-    void* m = ::mmap(nullptr, s.mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* m =
+        ::mmap(nullptr, s.mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) throw std::bad_alloc();
     s.mapping = static_cast<char*>(m);
     // The guard page: an overflowing fiber faults here instead of writing over its neighbour.
@@ -139,11 +140,11 @@ Fiber::Fiber(Entry entry, void* arg) : entry_(entry), arg_(arg), stack_(t_pool.t
   // 16-byte aligned stack, as the ABI wants before a call.
   const uintptr_t top = reinterpret_cast<uintptr_t>(stack_.bottom() + stack_.size()) & ~uintptr_t(15);
   auto* frame = reinterpret_cast<uint64_t*>(top - 80);
-  frame[0] = 0x037F00001F80ull;  // MXCSR 0x1F80 (low half), x87 control word 0x037F
-  frame[1] = frame[2] = frame[3] = 0;                        // r15, r14, r13
-  frame[4] = reinterpret_cast<uint64_t>(&Fiber::start);      // r12
-  frame[5] = reinterpret_cast<uint64_t>(this);               // rbx
-  frame[6] = 0;                                              // rbp
+  frame[0] = 0x037F00001F80ull;                          // MXCSR 0x1F80 (low half), x87 control word 0x037F
+  frame[1] = frame[2] = frame[3] = 0;                    // r15, r14, r13
+  frame[4] = reinterpret_cast<uint64_t>(&Fiber::start);  // r12
+  frame[5] = reinterpret_cast<uint64_t>(this);           // rbx
+  frame[6] = 0;                                          // rbp
   frame[7] = reinterpret_cast<uint64_t>(&ember_emulation_trampoline);
   frame[8] = frame[9] = 0;
   sp_ = frame;

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "ember/kernels/cuda/emulation/control.h"
-#include "ember/kernels/cuda/emulation/internal.h"
 #include "ember/kernels/cuda/emulation/fiber.h"
+#include "ember/kernels/cuda/emulation/internal.h"
 #include "ember/kernels/cuda/emulation/launch.h"
 
 thread_local uint3 threadIdx{0, 0, 0};
@@ -111,7 +111,8 @@ std::string run_block(Block& b) {
     if (waiting == 0) break;
     if (done > 0) {
       b.fault = thread_name(first_done) + " exited while " + std::to_string(waiting) +
-                " thread(s) of its block wait at __syncthreads() (barrier " + std::to_string(b.epoch + 1) + ")";
+                " thread(s) of its block wait at __syncthreads() (barrier " + std::to_string(b.epoch + 1) +
+                ")";
       break;
     }
     ++b.epoch;
@@ -132,8 +133,11 @@ std::vector<uint64_t> block_sequence(uint64_t n) {
   std::vector<uint64_t> order(n);
   std::iota(order.begin(), order.end(), uint64_t(0));
   switch (block_order()) {
-    case BlockOrder::Forward: break;
-    case BlockOrder::Reverse: std::reverse(order.begin(), order.end()); break;
+    case BlockOrder::Forward:
+      break;
+    case BlockOrder::Reverse:
+      std::reverse(order.begin(), order.end());
+      break;
     case BlockOrder::Shuffle: {
       std::mt19937_64 rng(next_shuffle_seed());
       std::shuffle(order.begin(), order.end(), rng);
@@ -159,8 +163,9 @@ void kernel_fault(const std::string& what) { throw KernelFault(what); }
 
 void run_grid(const LaunchConfig& config, int device, void (*thread)(void*), void* context) {
   if (t_block) {
-    set_sticky_error(device, cudaErrorLaunchFailure,
-                     std::string("kernel ") + config.kernel + " launched from inside a kernel (not emulated)");
+    set_sticky_error(
+        device, cudaErrorLaunchFailure,
+        std::string("kernel ") + config.kernel + " launched from inside a kernel (not emulated)");
     return;
   }
   const dim3 saved_grid = gridDim, saved_block = blockDim;
@@ -175,7 +180,8 @@ void run_grid(const LaunchConfig& config, int device, void (*thread)(void*), voi
   std::string fault;
   try {
     for (uint64_t i : block_sequence(blocks)) {
-      blockIdx = uint3{static_cast<unsigned>(i % config.grid.x), static_cast<unsigned>(i / config.grid.x % config.grid.y),
+      blockIdx = uint3{static_cast<unsigned>(i % config.grid.x),
+                       static_cast<unsigned>(i / config.grid.x % config.grid.y),
                        static_cast<unsigned>(i / (uint64_t(config.grid.x) * config.grid.y))};
       fault = run_block(b);
       if (!fault.empty()) break;
@@ -186,7 +192,8 @@ void run_grid(const LaunchConfig& config, int device, void (*thread)(void*), voi
   t_block = nullptr;
   gridDim = saved_grid;
   blockDim = saved_block;
-  if (!fault.empty()) set_sticky_error(device, cudaErrorLaunchFailure, std::string("kernel ") + config.kernel + ": " + fault);
+  if (!fault.empty())
+    set_sticky_error(device, cudaErrorLaunchFailure, std::string("kernel ") + config.kernel + ": " + fault);
 }
 
 }  // namespace ember::emulation

@@ -38,14 +38,14 @@ namespace ember::emulation {
 
 inline constexpr int kMultiprocessors = 4;
 inline constexpr size_t kDefaultCapacity = size_t(80) << 30;  // an H100's, as a notional size
-inline constexpr size_t kAlignment = 256;                      // cudaMalloc's guarantee
+inline constexpr size_t kAlignment = 256;                     // cudaMalloc's guarantee
 inline constexpr size_t kFreedRemembered = 4096;
 
 struct DeviceState {
-  std::map<uintptr_t, size_t> live;                     // base -> size
-  std::deque<std::pair<uintptr_t, size_t>> freed;       // recent frees, for the diagnosis
+  std::map<uintptr_t, size_t> live;                // base -> size
+  std::deque<std::pair<uintptr_t, size_t>> freed;  // recent frees, for the diagnosis
   size_t used = 0, capacity = kDefaultCapacity;
-  std::set<int> peers;                                  // devices whose memory it may use
+  std::set<int> peers;  // devices whose memory it may use
   cudaError_t sticky = cudaSuccess;
   std::unique_ptr<CUstream_st> null_stream = std::make_unique<CUstream_st>();
   std::vector<std::unique_ptr<CUstream_st>> streams;
@@ -94,7 +94,8 @@ void drain_device(int d);
 template <class F>
 void submit_function(cudaStream_t s, int device, F f) {
   auto holder = std::make_shared<F>(std::move(f));
-  submit(s, device, [](void* c) { (*static_cast<F*>(c))(); }, std::move(holder));
+  submit(
+      s, device, [](void* c) { (*static_cast<F*>(c))(); }, std::move(holder));
 }
 
 /// Where n bytes at p lie: the owning device, or -1 and why they are not device memory.

@@ -72,7 +72,8 @@ inline int atomicCAS(int* p, int compare, int value) { return ember_emulated_ato
 inline unsigned atomicCAS(unsigned* p, unsigned compare, unsigned value) {
   return ember_emulated_atomic_cas(p, compare, value);
 }
-inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long compare, unsigned long long value) {
+inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long compare,
+                                    unsigned long long value) {
   return ember_emulated_atomic_cas(p, compare, value);
 }
 

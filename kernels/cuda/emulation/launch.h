@@ -37,7 +37,8 @@ EMBER_API void submit(cudaStream_t stream, int device, void (*work)(void*), std:
 template <class T, class = void>
 struct CarriesPointers : std::false_type {};
 template <class T>
-struct CarriesPointers<T, std::void_t<decltype(emulated_pointers(std::declval<const T&>()))>> : std::true_type {};
+struct CarriesPointers<T, std::void_t<decltype(emulated_pointers(std::declval<const T&>()))>>
+    : std::true_type {};
 
 template <class T>
 bool check_argument(int device, const T& value, const char* kernel, int argument) {
@@ -74,10 +75,12 @@ void launch(const LaunchConfig& config, Kernel kernel, Args&&... args) {
   int device = -1;
   if (!begin_launch(config, &device)) return;
   using L = Launch<Kernel, std::decay_t<Args>...>;
-  auto l = std::make_shared<L>(L{config, device, kernel, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)});
+  auto l = std::make_shared<L>(
+      L{config, device, kernel, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)});
   bool ok = true;
   int i = 0;
-  std::apply([&](const auto&... a) { ((ok = ok && check_argument(device, a, config.kernel, i++)), ...); }, l->args);
+  std::apply([&](const auto&... a) { ((ok = ok && check_argument(device, a, config.kernel, i++)), ...); },
+             l->args);
   if (ok) submit(config.stream, device, &L::run, std::move(l));
 }
 

@@ -52,9 +52,10 @@ Where locate(const void* p, size_t n) {
 
 bool accessible(int device, const void* p, size_t n, const std::string& what) {
   Where w = locate(p, n);
-  if (w.device >= 0 && w.device != device && !state().devices[static_cast<size_t>(device)].peers.count(w.device))
-    w.problem = hex(p) + " is memory of cuda:" + std::to_string(w.device) + ", used on cuda:" +
-                std::to_string(device) + " without peer access";
+  if (w.device >= 0 && w.device != device &&
+      !state().devices[static_cast<size_t>(device)].peers.count(w.device))
+    w.problem = hex(p) + " is memory of cuda:" + std::to_string(w.device) +
+                ", used on cuda:" + std::to_string(device) + " without peer access";
   if (w.problem.empty()) return true;
   set_sticky_error(device, cudaErrorIllegalAddress, what + ": " + w.problem);
   return false;
@@ -77,7 +78,8 @@ cudaError_t cudaMalloc(void** ptr, size_t size) {
   if (size == 0) return cudaSuccess;
   DeviceState& dev = st.devices[static_cast<size_t>(current_device())];
   const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded < size || rounded > dev.capacity - std::min(dev.capacity, dev.used)) return fail(cudaErrorMemoryAllocation);
+  if (rounded < size || rounded > dev.capacity - std::min(dev.capacity, dev.used))
+    return fail(cudaErrorMemoryAllocation);
   void* p = nullptr;
   // Exactly size bytes, so AddressSanitizer sees an overrun past the end.
   if (::posix_memalign(&p, kAlignment, size) != 0 || !p) return fail(cudaErrorMemoryAllocation);
@@ -109,25 +111,28 @@ cudaError_t cudaFree(void* ptr) {
   return fail(cudaErrorInvalidValue);
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream) {
   State& st = state();
   Lock lock(st.mutex);
   const int d = device_of(stream);
   if (const cudaError_t e = usable(d)) return e;
   if (count == 0) return cudaSuccess;
   if (kind == cudaMemcpyDefault)
-    kind = locate(src, 1).device >= 0 ? (locate(dst, 1).device >= 0 ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
-                                      : (locate(dst, 1).device >= 0 ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+    kind = locate(src, 1).device >= 0
+               ? (locate(dst, 1).device >= 0 ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+               : (locate(dst, 1).device >= 0 ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
   const bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   const bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
-  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDeviceToDevice) return fail(cudaErrorInvalidMemcpyDirection);
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDeviceToDevice)
+    return fail(cudaErrorInvalidMemcpyDirection);
   if (dst_device && !accessible(d, dst, count, "cudaMemcpyAsync destination")) return cudaErrorIllegalAddress;
   if (src_device && !accessible(d, src, count, "cudaMemcpyAsync source")) return cudaErrorIllegalAddress;
   if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost) {
     // From pageable memory the source is staged before the call returns, so the caller
     // may reuse it at once.
-    auto staged = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char*>(src),
-                                                               static_cast<const unsigned char*>(src) + count);
+    auto staged = std::make_shared<std::vector<unsigned char>>(
+        static_cast<const unsigned char*>(src), static_cast<const unsigned char*>(src) + count);
     submit_function(stream, d, [dst, staged] { std::memcpy(dst, staged->data(), staged->size()); });
   } else {
     submit_function(stream, d, [dst, src, count] { std::memmove(dst, src, count); });

@@ -38,8 +38,11 @@ State& state() {
     int count = 2;
     if (const char* v = std::getenv("EMBER_EMULATED_CUDA_DEVICES")) {
       size_t n = 0;
-      if (parse_size(v, &n) && n <= 64) count = static_cast<int>(n);
-      else st->config_error = std::string("EMBER_EMULATED_CUDA_DEVICES=") + v + " is not a device count (0 to 64)";
+      if (parse_size(v, &n) && n <= 64)
+        count = static_cast<int>(n);
+      else
+        st->config_error =
+            std::string("EMBER_EMULATED_CUDA_DEVICES=") + v + " is not a device count (0 to 64)";
     }
     if (!st->config_error.empty()) count = 0;
     st->devices.resize(static_cast<size_t>(count));
@@ -49,7 +52,8 @@ State& state() {
       if (parse_size(v, &cap) && cap > 0)
         for (auto& d : st->devices) d.capacity = cap;
       else
-        st->config_error = std::string("EMBER_EMULATED_CUDA_MEMORY=") + v + " is not a size (bytes, or with K, M or G)";
+        st->config_error =
+            std::string("EMBER_EMULATED_CUDA_MEMORY=") + v + " is not a size (bytes, or with K, M or G)";
     }
     if (const char* v = std::getenv("EMBER_EMULATED_CUDA_BLOCK_ORDER")) {
       const std::string o = v;
@@ -64,12 +68,14 @@ State& state() {
           st->config_error = "EMBER_EMULATED_CUDA_BLOCK_ORDER=" + o + ": expected shuffle or shuffle:SEED";
         st->shuffle_seed = seed;
       } else {
-        st->config_error = "EMBER_EMULATED_CUDA_BLOCK_ORDER=" + o + ": expected forward, reverse or shuffle[:SEED]";
+        st->config_error =
+            "EMBER_EMULATED_CUDA_BLOCK_ORDER=" + o + ": expected forward, reverse or shuffle[:SEED]";
       }
     }
     if (const char* v = std::getenv("EMBER_EMULATED_CUDA_STREAMS")) {
       const std::string m = v;
-      if (m == "deferred") st->deferred = true;
+      if (m == "deferred")
+        st->deferred = true;
       else if (m != "immediate")
         st->config_error = "EMBER_EMULATED_CUDA_STREAMS=" + m + ": expected immediate or deferred";
     }
@@ -91,7 +97,8 @@ bool valid_device(int d) { return d >= 0 && d < static_cast<int>(state().devices
 
 // The device a call works on, or an error: none configured, or the device is broken.
 cudaError_t usable(int d) {
-  if (state().devices.empty()) return fail(state().config_error.empty() ? cudaErrorNoDevice : cudaErrorInitializationError);
+  if (state().devices.empty())
+    return fail(state().config_error.empty() ? cudaErrorNoDevice : cudaErrorInitializationError);
   if (!valid_device(d)) return fail(cudaErrorInvalidDevice);
   const cudaError_t sticky = state().devices[static_cast<size_t>(d)].sticky;
   return sticky == cudaSuccess ? cudaSuccess : fail(sticky);
@@ -138,7 +145,8 @@ BlockOrder block_order() {
 }
 void set_memory_limit(int device, size_t bytes) {
   Lock lock(state().mutex);
-  if (valid_device(device)) state().devices[static_cast<size_t>(device)].capacity = bytes ? bytes : kDefaultCapacity;
+  if (valid_device(device))
+    state().devices[static_cast<size_t>(device)].capacity = bytes ? bytes : kDefaultCapacity;
 }
 bool deferred_streams() {
   Lock lock(state().mutex);
@@ -164,7 +172,9 @@ std::string describe() {
   State& st = state();
   Lock lock(st.mutex);
   if (!st.config_error.empty()) return "emulated CUDA: " + st.config_error;
-  const char* order = st.order == BlockOrder::Forward ? "forward" : st.order == BlockOrder::Reverse ? "reverse" : "shuffled";
+  const char* order = st.order == BlockOrder::Forward   ? "forward"
+                      : st.order == BlockOrder::Reverse ? "reverse"
+                                                        : "shuffled";
   return "CUDA runtime 13.0 (emulated: " + std::to_string(st.devices.size()) + " device(s), " +
          std::to_string(kMultiprocessors) + " SMs each, blocks " + order + ", " +
          (st.deferred ? "deferred" : "immediate") + " streams), cuBLAS and cuDNN modelled on the host";
@@ -200,12 +210,22 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   Lock lock(state().mutex);
   if (!valid_device(device)) return fail(cudaErrorInvalidDevice);
   switch (attr) {
-    case cudaDevAttrMultiProcessorCount: *value = kMultiprocessors; return cudaSuccess;
-    case cudaDevAttrMaxThreadsPerBlock: *value = 1024; return cudaSuccess;
-    case cudaDevAttrWarpSize: *value = 32; return cudaSuccess;
-    case cudaDevAttrMaxGridDimX: *value = 2147483647; return cudaSuccess;
+    case cudaDevAttrMultiProcessorCount:
+      *value = kMultiprocessors;
+      return cudaSuccess;
+    case cudaDevAttrMaxThreadsPerBlock:
+      *value = 1024;
+      return cudaSuccess;
+    case cudaDevAttrWarpSize:
+      *value = 32;
+      return cudaSuccess;
+    case cudaDevAttrMaxGridDimX:
+      *value = 2147483647;
+      return cudaSuccess;
     case cudaDevAttrMaxGridDimY:
-    case cudaDevAttrMaxGridDimZ: *value = 65535; return cudaSuccess;
+    case cudaDevAttrMaxGridDimZ:
+      *value = 65535;
+      return cudaSuccess;
   }
   return fail(cudaErrorInvalidValue);
 }
@@ -243,6 +263,7 @@ cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {
   Lock lock(st.mutex);
   if (const cudaError_t e = usable(current_device())) return e;
   if (!valid_device(peer_device)) return fail(cudaErrorInvalidDevice);
-  if (!st.devices[static_cast<size_t>(current_device())].peers.erase(peer_device)) return fail(cudaErrorPeerAccessNotEnabled);
+  if (!st.devices[static_cast<size_t>(current_device())].peers.erase(peer_device))
+    return fail(cudaErrorPeerAccessNotEnabled);
   return cudaSuccess;
 }

@@ -37,21 +37,25 @@ bool begin_launch(const LaunchConfig& c, int* device) {
   if (usable(d) != cudaSuccess) return false;
   const std::string k = std::string("kernel ") + c.kernel;
   if (c.stream && c.stream->device != d) {
-    set_launch_error(cudaErrorInvalidResourceHandle, k + ": launched on cuda:" + std::to_string(d) +
-                                                         " into a stream of cuda:" + std::to_string(c.stream->device));
+    set_launch_error(cudaErrorInvalidResourceHandle,
+                     k + ": launched on cuda:" + std::to_string(d) +
+                         " into a stream of cuda:" + std::to_string(c.stream->device));
     return false;
   }
   const dim3 b = c.block, g = c.grid;
   const uint64_t threads = uint64_t(b.x) * b.y * b.z;
   std::string bad;
-  if (threads == 0 || uint64_t(g.x) * g.y * g.z == 0) bad = "a zero-sized grid or block";
-  else if (b.x > 1024 || b.y > 1024 || b.z > 64 || threads > 1024) bad = "more than 1024 threads per block";
-  else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535) bad = "a grid beyond (2^31 - 1, 65535, 65535)";
+  if (threads == 0 || uint64_t(g.x) * g.y * g.z == 0)
+    bad = "a zero-sized grid or block";
+  else if (b.x > 1024 || b.y > 1024 || b.z > 64 || threads > 1024)
+    bad = "more than 1024 threads per block";
+  else if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+    bad = "a grid beyond (2^31 - 1, 65535, 65535)";
   if (!bad.empty()) {
     set_launch_error(cudaErrorInvalidConfiguration,
-                     k + ": grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " + std::to_string(g.z) +
-                         "), block (" + std::to_string(b.x) + ", " + std::to_string(b.y) + ", " +
-                         std::to_string(b.z) + "): " + bad);
+                     k + ": grid (" + std::to_string(g.x) + ", " + std::to_string(g.y) + ", " +
+                         std::to_string(g.z) + "), block (" + std::to_string(b.x) + ", " +
+                         std::to_string(b.y) + ", " + std::to_string(b.z) + "): " + bad);
     return false;
   }
   if (c.shared_bytes > 48 * 1024) {
@@ -96,8 +100,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   if (!stream || !valid_device(stream->device)) return fail(cudaErrorInvalidResourceHandle);
   drain(*stream);
   auto& streams = st.devices[static_cast<size_t>(stream->device)].streams;
-  streams.erase(std::remove_if(streams.begin(), streams.end(), [&](const auto& s) { return s.get() == stream; }),
-                streams.end());
+  streams.erase(
+      std::remove_if(streams.begin(), streams.end(), [&](const auto& s) { return s.get() == stream; }),
+      streams.end());
   return cudaSuccess;
 }
 

@@ -58,7 +58,8 @@ std::vector<T> reference(const Problem& p, const std::vector<T>& a, const std::v
       for (int row = 0; row < p.m; ++row) {
         double sum = 0;
         for (int l = 0; l < p.k; ++l)
-          sum += op_at(a.data() + i * p.sa, p.ta, row, l, p.lda) * op_at(b.data() + i * p.sb, p.tb, l, col, p.ldb);
+          sum += op_at(a.data() + i * p.sa, p.ta, row, l, p.lda) *
+                 op_at(b.data() + i * p.sb, p.tb, l, col, p.ldb);
         T& out = c[size_t(i * p.sc + row + int64_t(col) * p.ldc)];
         out = static_cast<T>(alpha * sum + (beta == 0 ? 0.0 : beta * out));
       }
@@ -72,24 +73,25 @@ constexpr cudaDataType type_of() {
 
 // Runs p on device buffers holding a, b and c; returns C.
 template <class T>
-std::vector<T> gemm(const Problem& p, const std::vector<T>& a, const std::vector<T>& b, const std::vector<T>& c,
-                    T alpha, T beta, cublasComputeType_t compute) {
+std::vector<T> gemm(const Problem& p, const std::vector<T>& a, const std::vector<T>& b,
+                    const std::vector<T>& c, T alpha, T beta, cublasComputeType_t compute) {
   Handle h;
   DeviceArray<T> da(a.size()), db(b.size()), dc(c.size());
   upload(da, a);
   upload(db, b);
   upload(dc, c);
   const cudaDataType t = type_of<T>();
-  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, p.ta, p.tb, p.m, p.n, p.k, &alpha, da.get(), t, p.lda, p.sa, db.get(), t,
-                                       p.ldb, p.sb, &beta, dc.get(), t, p.ldc, p.sc, p.batch, compute,
-                                       CUBLAS_GEMM_DEFAULT),
+  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, p.ta, p.tb, p.m, p.n, p.k, &alpha, da.get(), t, p.lda, p.sa,
+                                       db.get(), t, p.ldb, p.sb, &beta, dc.get(), t, p.ldc, p.sc, p.batch,
+                                       compute, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
   return dc.host();
 }
 
 template <class T>
 void expect_gemm_matches(const Problem& p, cublasComputeType_t compute, T alpha = 1, T beta = 0) {
-  const std::vector<T> a = values<T>(p.a_size(), 1), b = values<T>(p.b_size(), 2), c = values<T>(p.c_size(), 3);
+  const std::vector<T> a = values<T>(p.a_size(), 1), b = values<T>(p.b_size(), 2),
+                       c = values<T>(p.c_size(), 3);
   // Small multiples of 1/4: every product and sum is exact, so the results must be equal.
   EXPECT_EQ(gemm<T>(p, a, b, c, alpha, beta, compute), reference<T>(p, a, b, c, alpha, beta))
       << "ta " << p.ta << " tb " << p.tb << " m " << p.m << " n " << p.n << " k " << p.k;
@@ -111,7 +113,8 @@ TEST(CublasModel, HandleVersionAndStatusNames) {
   EXPECT_EQ(cublasCreate(nullptr), CUBLAS_STATUS_INVALID_VALUE);
   EXPECT_EQ(cublasDestroy(nullptr), CUBLAS_STATUS_NOT_INITIALIZED);
   EXPECT_EQ(cublasSetMathMode(h.h, CUBLAS_TF32_TENSOR_OP_MATH), CUBLAS_STATUS_SUCCESS);
-  EXPECT_EQ(cublasSetMathMode(h.h, cublasMath_t(CUBLAS_PEDANTIC_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
+  EXPECT_EQ(cublasSetMathMode(
+                h.h, cublasMath_t(CUBLAS_PEDANTIC_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)),
             CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(cublasSetMathMode(h.h, cublasMath_t(7)), CUBLAS_STATUS_INVALID_VALUE);
   EXPECT_EQ(cublasSetMathMode(nullptr, CUBLAS_DEFAULT_MATH), CUBLAS_STATUS_NOT_INITIALIZED);
@@ -156,8 +159,8 @@ TEST(CublasModel, AlphaAndBetaBlendAndBetaZeroNeverReadsC) {
   DeviceArray<double> c(4);
   upload(c, std::vector<double>{1, 2, 3, 4});
   const double alpha = 1, beta = 3;
-  ASSERT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 0, &alpha, nullptr, CUDA_R_64F, 2, 0,
-                                       nullptr, CUDA_R_64F, 1, 0, &beta, c.get(), CUDA_R_64F, 2, 0, 1,
+  ASSERT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 0, &alpha, nullptr, CUDA_R_64F, 2,
+                                       0, nullptr, CUDA_R_64F, 1, 0, &beta, c.get(), CUDA_R_64F, 2, 0, 1,
                                        CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
   EXPECT_EQ(c.host(), (std::vector<double>{3, 6, 9, 12}));
@@ -177,10 +180,11 @@ TEST(CublasModel, DocumentedArgumentChecks) {
   const float one = 1, zero = 0;
   auto call = [&](cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, int lda, int ldb, int ldc,
                   int batch, cudaDataType at = CUDA_R_32F, cudaDataType ct = CUDA_R_32F,
-                  cublasComputeType_t compute = CUBLAS_COMPUTE_32F, cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT,
-                  const void* alpha = &kOne, long long stride = 0) {
-    return cublasGemmStridedBatchedEx(h.h, ta, tb, m, n, k, alpha, a.get(), at, lda, stride, b.get(), CUDA_R_32F, ldb,
-                                      0, &zero, c.get(), ct, ldc, 0, batch, compute, algo);
+                  cublasComputeType_t compute = CUBLAS_COMPUTE_32F,
+                  cublasGemmAlgo_t algo = CUBLAS_GEMM_DEFAULT, const void* alpha = &kOne,
+                  long long stride = 0) {
+    return cublasGemmStridedBatchedEx(h.h, ta, tb, m, n, k, alpha, a.get(), at, lda, stride, b.get(),
+                                      CUDA_R_32F, ldb, 0, &zero, c.get(), ct, ldc, 0, batch, compute, algo);
   };
   const auto N = CUBLAS_OP_N, T = CUBLAS_OP_T;
   EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1), CUBLAS_STATUS_SUCCESS);
@@ -199,21 +203,24 @@ TEST(CublasModel, DocumentedArgumentChecks) {
   EXPECT_EQ(call(N, N, 3, 2, 2, 3, 2, 2, 1), CUBLAS_STATUS_INVALID_VALUE);  // ldc < m
   EXPECT_EQ(call(N, N, 0, 2, 2, 0, 2, 0, 1), CUBLAS_STATUS_INVALID_VALUE);  // lda, ldc < max(1, m)
   // Where the reference is silent: a null alpha, a negative stride (strict choices).
-  EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, nullptr),
+  EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT,
+                 nullptr),
             CUBLAS_STATUS_INVALID_VALUE);
-  EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 2, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, &one, -4),
+  EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 2, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT,
+                 &one, -4),
             CUBLAS_STATUS_INVALID_VALUE);
   // NOT_SUPPORTED: combinations outside cublasGemmEx's table, an unknown algorithm.
-  EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_64F), CUBLAS_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_64F),
+            CUBLAS_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1, CUDA_R_64F, CUDA_R_32F), CUBLAS_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1, CUDA_R_32F, CUDA_R_64F), CUBLAS_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1, CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_32F_FAST_TF32),
             CUBLAS_STATUS_NOT_SUPPORTED);
   EXPECT_EQ(call(N, N, 2, 2, 2, 2, 2, 2, 1, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, cublasGemmAlgo_t(42)),
             CUBLAS_STATUS_NOT_SUPPORTED);
-  EXPECT_EQ(cublasGemmStridedBatchedEx(nullptr, N, N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, 0, b.get(), CUDA_R_32F,
-                                       2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1, CUBLAS_COMPUTE_32F,
-                                       CUBLAS_GEMM_DEFAULT),
+  EXPECT_EQ(cublasGemmStridedBatchedEx(nullptr, N, N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, 0, b.get(),
+                                       CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1,
+                                       CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_NOT_INITIALIZED);
   // Empty products: nothing is read or written (C still holds its 0x7f bytes past the first).
   EXPECT_EQ(call(N, N, 0, 2, 2, 1, 2, 1, 1), CUBLAS_STATUS_SUCCESS);
@@ -230,8 +237,8 @@ TEST(CublasModel, AHostOperandIsAStickyIllegalAddress) {
   DeviceArray<float> a(4), c(4);
   float host_b[4] = {1, 1, 1, 1};  // on the stack: never a freed device block
   const float one = 1, zero = 0;
-  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, 0,
-                                       host_b, CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1,
+  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2,
+                                       0, host_b, CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1,
                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_EXECUTION_FAILED);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
@@ -239,8 +246,8 @@ TEST(CublasModel, AHostOperandIsAStickyIllegalAddress) {
   EXPECT_NE(fault.find("cublasGemmStridedBatchedEx B: "), std::string::npos) << fault;
   EXPECT_NE(fault.find("is not device memory"), std::string::npos) << fault;
   // The device stays broken: later calls fail, and a new handle cannot be made on it.
-  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, 0,
-                                       a.get(), CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1,
+  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2,
+                                       0, a.get(), CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1,
                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_EXECUTION_FAILED);
   cublasHandle_t other = nullptr;
@@ -252,8 +259,8 @@ TEST(CublasModel, AnOperandPastItsAllocationIsAnIllegalAddress) {
   Handle h;
   DeviceArray<double> a(4), b(4), c(4);  // a batch of 2 with stride 4 would need 8
   const double one = 1, zero = 0;
-  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_64F, 2, 0,
-                                       b.get(), CUDA_R_64F, 2, 0, &zero, c.get(), CUDA_R_64F, 2, 4, 2,
+  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_64F, 2,
+                                       0, b.get(), CUDA_R_64F, 2, 0, &zero, c.get(), CUDA_R_64F, 2, 4, 2,
                                        CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_EXECUTION_FAILED);
   EXPECT_NE(emulation::last_fault().find("cublasGemmStridedBatchedEx C: "), std::string::npos)
@@ -267,13 +274,14 @@ TEST(CublasModel, TheWholeWorkspaceIsWrittenAndMustBeLiveAlignedAndLargeEnough) 
   DeviceArray<float> a(4), b(4), c(4);
   const float one = 1, zero = 0;
   auto run = [&] {
-    return cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, 0, b.get(),
-                                      CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1, CUBLAS_COMPUTE_32F,
-                                      CUBLAS_GEMM_DEFAULT);
+    return cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, 0,
+                                      b.get(), CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1,
+                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   };
   const size_t bytes = size_t(64) << 10;
   DeviceArray<unsigned char> ws(bytes);
-  EXPECT_EQ(cublasSetWorkspace(h.h, ws.get() + 128, bytes - 128), CUBLAS_STATUS_INVALID_VALUE);  // not 256-aligned
+  EXPECT_EQ(cublasSetWorkspace(h.h, ws.get() + 128, bytes - 128),
+            CUBLAS_STATUS_INVALID_VALUE);  // not 256-aligned
   EXPECT_EQ(cublasSetWorkspace(h.h, nullptr, 1024), CUBLAS_STATUS_INVALID_VALUE);
   EXPECT_EQ(cublasSetWorkspace(nullptr, ws.get(), bytes), CUBLAS_STATUS_NOT_INITIALIZED);
   ASSERT_EQ(cublasSetWorkspace(h.h, ws.get(), bytes), CUBLAS_STATUS_SUCCESS);
@@ -308,8 +316,8 @@ TEST(CublasModel, AFreedWorkspaceIsAnIllegalAddress) {
     DeviceArray<unsigned char> ws(size_t(32) << 10);
     ASSERT_EQ(cublasSetWorkspace(h.h, ws.get(), size_t(32) << 10), CUBLAS_STATUS_SUCCESS);
   }
-  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2, 0,
-                                       b.get(), CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1,
+  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_32F, 2,
+                                       0, b.get(), CUDA_R_32F, 2, 0, &zero, c.get(), CUDA_R_32F, 2, 0, 1,
                                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_EXECUTION_FAILED);
   EXPECT_NE(emulation::last_fault().find("freed"), std::string::npos) << emulation::last_fault();
@@ -326,8 +334,8 @@ TEST(CublasModel, TheHandleBelongsToItsDeviceAndRunsOnItsStream) {
   upload(b, std::vector<double>{1, 0, 0, 1});
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const double one = 1, zero = 0;
-  ASSERT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_64F, 2, 0,
-                                       b.get(), CUDA_R_64F, 2, 0, &zero, c.get(), CUDA_R_64F, 2, 0, 1,
+  ASSERT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_64F, 2,
+                                       0, b.get(), CUDA_R_64F, 2, 0, &zero, c.get(), CUDA_R_64F, 2, 0, 1,
                                        CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_SUCCESS);
   // Device memory is host memory here: the product waits in the handle's stream.
@@ -342,8 +350,8 @@ TEST(CublasModel, TheHandleBelongsToItsDeviceAndRunsOnItsStream) {
   cudaStream_t other = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&other, 0), cudaSuccess);
   EXPECT_EQ(cublasSetStream(h.h, other), CUBLAS_STATUS_INVALID_VALUE);  // another device's stream
-  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_64F, 2, 0,
-                                       b.get(), CUDA_R_64F, 2, 0, &zero, c.get(), CUDA_R_64F, 2, 0, 1,
+  EXPECT_EQ(cublasGemmStridedBatchedEx(h.h, CUBLAS_OP_N, CUBLAS_OP_N, 2, 2, 2, &one, a.get(), CUDA_R_64F, 2,
+                                       0, b.get(), CUDA_R_64F, 2, 0, &zero, c.get(), CUDA_R_64F, 2, 0, 1,
                                        CUBLAS_COMPUTE_64F, CUBLAS_GEMM_DEFAULT),
             CUBLAS_STATUS_INVALID_VALUE);  // called while another device is current
   ASSERT_EQ(cudaStreamDestroy(other), cudaSuccess);

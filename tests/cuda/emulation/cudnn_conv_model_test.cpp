@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "emulation_support.h"
 #include "ember/ember.h"
+#include "emulation_support.h"
 
 using namespace ember;
 using ember::test::ClearEmulatorErrors;
@@ -78,7 +78,10 @@ struct Descs {
   ConvD conv;
   Descs(const Geometry& g, cudnnDataType_t t, cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION,
         cudnnMathType_t math = CUDNN_FMA_MATH)
-      : x(t, g.n, g.c, g.h, g.w), y(t, g.n, g.k, g.p(), g.q()), w(t, g.k, g.c, g.r, g.s), conv(g, mode, t, math) {}
+      : x(t, g.n, g.c, g.h, g.w),
+        y(t, g.n, g.k, g.p(), g.q()),
+        w(t, g.k, g.c, g.r, g.s),
+        conv(g, mode, t, math) {}
 };
 
 // Reproducible values in [-1, 1).
@@ -95,7 +98,8 @@ std::vector<double> values(size_t n, unsigned seed) {
 template <class T>
 void upload(const DeviceArray<T>& dst, const std::vector<double>& v) {
   std::vector<T> host(v.begin(), v.end());
-  ASSERT_EQ(cudaMemcpyAsync(dst.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(dst.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice),
+            cudaSuccess);
 }
 
 // w [k, c, r, s] flipped in r and s: CUDNN_CONVOLUTION mode is cross-correlation with it.
@@ -153,9 +157,19 @@ struct Buffers {
   std::vector<double> x, w, dy, y0, dx0, dw0;
   DeviceArray<T> dx_, dw_, ddy, dy_out, dx_out, dw_out;
   explicit Buffers(const Geometry& geo)
-      : g(geo), x(values(g.nx(), 1)), w(values(g.nw(), 2)), dy(values(g.ny(), 3)), y0(values(g.ny(), 4)),
-        dx0(values(g.nx(), 5)), dw0(values(g.nw(), 6)), dx_(g.nx()), dw_(g.nw()), ddy(g.ny()), dy_out(g.ny()),
-        dx_out(g.nx()), dw_out(g.nw()) {
+      : g(geo),
+        x(values(g.nx(), 1)),
+        w(values(g.nw(), 2)),
+        dy(values(g.ny(), 3)),
+        y0(values(g.ny(), 4)),
+        dx0(values(g.nx(), 5)),
+        dw0(values(g.nw(), 6)),
+        dx_(g.nx()),
+        dw_(g.nw()),
+        ddy(g.ny()),
+        dy_out(g.ny()),
+        dx_out(g.nx()),
+        dw_out(g.nw()) {
     upload(dx_, x);
     upload(dw_, w);
     upload(ddy, dy);
@@ -167,8 +181,8 @@ struct Buffers {
 
 // Runs the three directions with algorithm 0..needed and (alpha, beta), checks them.
 template <class T>
-void check_directions(const Geometry& g, cudnnDataType_t t, cudnnConvolutionMode_t mode, double alpha, double beta,
-                      double tol) {
+void check_directions(const Geometry& g, cudnnDataType_t t, cudnnConvolutionMode_t mode, double alpha,
+                      double beta, double tol) {
   Handle h;
   Descs d(g, t, mode);
   Buffers<T> b(g);
@@ -189,16 +203,17 @@ void check_directions(const Geometry& g, cudnnDataType_t t, cudnnConvolutionMode
   EXPECT_GT(ws_data, 0u);
   EXPECT_GT(ws_filter, 0u);
   DeviceArray<unsigned char> ws(std::max({ws_fwd, ws_data, ws_filter}));
-  EXPECT_EQ(cudnnConvolutionForward(h.h, &a, d.x.d, b.dx_.get(), d.w.d, b.dw_.get(), d.conv.d,
-                                    CUDNN_CONVOLUTION_FWD_ALGO_GEMM, ws.get(), ws_fwd, &be, d.y.d, b.dy_out.get()),
-            CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(
+      cudnnConvolutionForward(h.h, &a, d.x.d, b.dx_.get(), d.w.d, b.dw_.get(), d.conv.d,
+                              CUDNN_CONVOLUTION_FWD_ALGO_GEMM, ws.get(), ws_fwd, &be, d.y.d, b.dy_out.get()),
+      CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudnnConvolutionBackwardData(h.h, &a, d.w.d, b.dw_.get(), d.y.d, b.ddy.get(), d.conv.d,
                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, ws.get(), ws_data, &be, d.x.d,
                                          b.dx_out.get()),
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudnnConvolutionBackwardFilter(h.h, &a, d.x.d, b.dx_.get(), d.y.d, b.ddy.get(), d.conv.d,
-                                           CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, ws.get(), ws_filter, &be, d.w.d,
-                                           b.dw_out.get()),
+                                           CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3, ws.get(), ws_filter, &be,
+                                           d.w.d, b.dw_out.get()),
             CUDNN_STATUS_SUCCESS);
   expect_blend(b.dy_out.host(), ref.y, alpha, beta, b.y0, tol, "forward");
   expect_blend(b.dx_out.host(), ref.dx, alpha, beta, b.dx0, tol, "backward data");
@@ -252,9 +267,10 @@ TEST(CudnnConvModel, OneByOneFilterOnASingleImageIsAChannelMix) {
   upload(x, {1, 2, 3, 4, 10, 20, 30, 40});
   upload(w, {1, -1});
   const float one = 1, zero = 0;
-  ASSERT_EQ(cudnnConvolutionForward(h.h, &one, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
-                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, d.y.d, y.get()),
-            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(
+      cudnnConvolutionForward(h.h, &one, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
+                              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, d.y.d, y.get()),
+      CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(y.host(), (std::vector<float>{-9, -18, -27, -36}));
 }
 
@@ -295,12 +311,13 @@ TEST(CudnnConvModel, HeuristicsListEveryAlgorithmWithWorkspaceDeterminismAndMath
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> data(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> filter(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
   int nd = 0, nf = 0;
-  ASSERT_EQ(cudnnGetConvolutionBackwardDataAlgorithm_v7(h.h, d.w.d, d.y.d, d.conv.d, d.x.d,
-                                                        CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &nd, data.data()),
+  ASSERT_EQ(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                h.h, d.w.d, d.y.d, d.conv.d, d.x.d, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &nd, data.data()),
             CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(cudnnGetConvolutionBackwardFilterAlgorithm_v7(h.h, d.x.d, d.y.d, d.conv.d, d.w.d,
-                                                          CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &nf, filter.data()),
-            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(
+      cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+          h.h, d.x.d, d.y.d, d.conv.d, d.w.d, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &nf, filter.data()),
+      CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(nd, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
   EXPECT_EQ(nf, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
   // The enum comments: BWD_DATA_ALGO_0 and BWD_FILTER_ALGO_0 / _3 are non-deterministic.
@@ -309,8 +326,9 @@ TEST(CudnnConvModel, HeuristicsListEveryAlgorithmWithWorkspaceDeterminismAndMath
     if (perf.status != CUDNN_STATUS_SUCCESS) continue;
     EXPECT_EQ(perf.determinism == CUDNN_NON_DETERMINISTIC, perf.algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0);
     size_t size = 1;
-    EXPECT_EQ(cudnnGetConvolutionBackwardDataWorkspaceSize(h.h, d.w.d, d.y.d, d.conv.d, d.x.d, perf.algo, &size),
-              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(
+        cudnnGetConvolutionBackwardDataWorkspaceSize(h.h, d.w.d, d.y.d, d.conv.d, d.x.d, perf.algo, &size),
+        CUDNN_STATUS_SUCCESS);
     EXPECT_EQ(perf.memory, size);
   }
   for (int i = 0; i < nf; ++i) {
@@ -318,8 +336,9 @@ TEST(CudnnConvModel, HeuristicsListEveryAlgorithmWithWorkspaceDeterminismAndMath
     if (perf.status != CUDNN_STATUS_SUCCESS) continue;
     EXPECT_EQ(perf.determinism == CUDNN_NON_DETERMINISTIC, perf.algo != CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1);
     size_t size = 1;
-    EXPECT_EQ(cudnnGetConvolutionBackwardFilterWorkspaceSize(h.h, d.x.d, d.y.d, d.conv.d, d.w.d, perf.algo, &size),
-              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(
+        cudnnGetConvolutionBackwardFilterWorkspaceSize(h.h, d.x.d, d.y.d, d.conv.d, d.w.d, perf.algo, &size),
+        CUDNN_STATUS_SUCCESS);
     EXPECT_EQ(perf.memory, size);
   }
   size_t size = 0;
@@ -348,9 +367,9 @@ TEST(CudnnConvModel, FindRunsOnTheBuffersSortedByTimeAndRefusesAlgorithmsBeyondT
   DeviceArray<unsigned char> ws(precomp);
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   int n = 0;
-  ASSERT_EQ(cudnnFindConvolutionForwardAlgorithmEx(h.h, d.x.d, b.dx_.get(), d.w.d, b.dw_.get(), d.conv.d, d.y.d,
-                                                   b.dy_out.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf.data(),
-                                                   ws.get(), precomp),
+  ASSERT_EQ(cudnnFindConvolutionForwardAlgorithmEx(h.h, d.x.d, b.dx_.get(), d.w.d, b.dw_.get(), d.conv.d,
+                                                   d.y.d, b.dy_out.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                   &n, perf.data(), ws.get(), precomp),
             CUDNN_STATUS_SUCCESS);
   ASSERT_EQ(n, CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   int succeeded = 0;
@@ -376,18 +395,19 @@ TEST(CudnnConvModel, FindRunsOnTheBuffersSortedByTimeAndRefusesAlgorithmsBeyondT
 
   // Backward searches with no workspace: only the algorithms that need none succeed.
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> data(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
-  ASSERT_EQ(cudnnFindConvolutionBackwardDataAlgorithmEx(h.h, d.w.d, b.dw_.get(), d.y.d, b.ddy.get(), d.conv.d, d.x.d,
-                                                        b.dx_out.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n,
-                                                        data.data(), nullptr, 0),
+  ASSERT_EQ(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                h.h, d.w.d, b.dw_.get(), d.y.d, b.ddy.get(), d.conv.d, d.x.d, b.dx_out.get(),
+                CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, data.data(), nullptr, 0),
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(data[0].status, CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(data[0].algo, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0);
   EXPECT_EQ(data[1].status, CUDNN_STATUS_ALLOC_FAILED);
   expect_blend(b.dx_out.host(), ref.dx, 1.0, 0.0, b.dx0, 1e-12, "the search's dx");
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> filter(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
-  ASSERT_EQ(cudnnFindConvolutionBackwardFilterAlgorithmEx(h.h, d.x.d, b.dx_.get(), d.y.d, b.ddy.get(), d.conv.d,
-                                                          d.w.d, b.dw_out.get(), 1, &n, filter.data(), nullptr, 0),
-            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(
+      cudnnFindConvolutionBackwardFilterAlgorithmEx(h.h, d.x.d, b.dx_.get(), d.y.d, b.ddy.get(), d.conv.d,
+                                                    d.w.d, b.dw_out.get(), 1, &n, filter.data(), nullptr, 0),
+      CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(n, 1);
   EXPECT_EQ(filter[0].algo, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0);
   expect_blend(b.dw_out.host(), ref.dw, 1.0, 0.0, b.dw0, 1e-12, "the search's dw");
@@ -403,19 +423,21 @@ TEST(CudnnConvModel, DescriptorsThatDoNotAgreeAreRefused) {
   const float one = 1, zero = 0;
   auto forward = [&](cudnnTensorDescriptor_t xd, cudnnFilterDescriptor_t wd, cudnnConvolutionDescriptor_t cd,
                      cudnnTensorDescriptor_t yd) {
-    return cudnnConvolutionForward(h.h, &one, xd, x.get(), wd, w.get(), cd, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
-                                   nullptr, 0, &zero, yd, y.get());
+    return cudnnConvolutionForward(h.h, &one, xd, x.get(), wd, w.get(), cd,
+                                   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, yd, y.get());
   };
   // cudnnConvolutionForward: y's spatial sizes not those of the output-dimension formula:
   // NOT_SUPPORTED; backward data: BAD_PARAM.
   TensorD wrong_y(CUDNN_DATA_FLOAT, g.n, g.k, g.p() + 1, g.q());
   EXPECT_EQ(forward(d.x.d, d.w.d, d.conv.d, wrong_y.d), CUDNN_STATUS_NOT_SUPPORTED);
-  EXPECT_EQ(cudnnConvolutionBackwardData(h.h, &one, d.w.d, w.get(), wrong_y.d, y.get(), d.conv.d,
-                                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, nullptr, 0, &zero, d.x.d, x.get()),
-            CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnConvolutionBackwardFilter(h.h, &one, d.x.d, x.get(), wrong_y.d, y.get(), d.conv.d,
-                                           CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, nullptr, 0, &zero, d.w.d, w.get()),
-            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(
+      cudnnConvolutionBackwardData(h.h, &one, d.w.d, w.get(), wrong_y.d, y.get(), d.conv.d,
+                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, nullptr, 0, &zero, d.x.d, x.get()),
+      CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(
+      cudnnConvolutionBackwardFilter(h.h, &one, d.x.d, x.get(), wrong_y.d, y.get(), d.conv.d,
+                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0, nullptr, 0, &zero, d.w.d, w.get()),
+      CUDNN_STATUS_BAD_PARAM);
   TensorD wrong_k(CUDNN_DATA_FLOAT, g.n, g.k + 1, g.p(), g.q());
   EXPECT_EQ(forward(d.x.d, d.w.d, d.conv.d, wrong_k.d), CUDNN_STATUS_NOT_SUPPORTED);
   // Channel counts of x and w differ: BAD_PARAM.
@@ -437,17 +459,20 @@ TEST(CudnnConvModel, DescriptorsThatDoNotAgreeAreRefused) {
   EXPECT_EQ(forward(unset, d.w.d, d.conv.d, d.y.d), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(forward(d.x.d, d.w.d, d.conv.d, nullptr), CUDNN_STATUS_BAD_PARAM);
   cudnnDestroyTensorDescriptor(unset);
-  EXPECT_EQ(cudnnConvolutionForward(h.h, nullptr, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
-                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, d.y.d, y.get()),
-            CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
-  EXPECT_EQ(cudnnConvolutionForward(h.h, &one, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
-                                    static_cast<cudnnConvolutionFwdAlgo_t>(5), nullptr, 0, &zero, d.y.d, y.get()),
-            CUDNN_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(
+      cudnnConvolutionForward(h.h, nullptr, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
+                              CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, d.y.d, y.get()),
+      CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+  EXPECT_EQ(
+      cudnnConvolutionForward(h.h, &one, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
+                              static_cast<cudnnConvolutionFwdAlgo_t>(5), nullptr, 0, &zero, d.y.d, y.get()),
+      CUDNN_STATUS_NOT_SUPPORTED);
   // The queries refuse the same problems.
   int n = 0;
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
-  EXPECT_EQ(cudnnGetConvolutionForwardAlgorithm_v7(h.h, d.x.d, wrong_c.d, d.conv.d, d.y.d, 8, &n, perf.data()),
-            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(
+      cudnnGetConvolutionForwardAlgorithm_v7(h.h, d.x.d, wrong_c.d, d.conv.d, d.y.d, 8, &n, perf.data()),
+      CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnFindConvolutionForwardAlgorithmEx(h.h, d.x.d, x.get(), d.w.d, w.get(), d.conv.d, wrong_y.d,
                                                    y.get(), 8, &n, perf.data(), nullptr, 0),
             CUDNN_STATUS_NOT_SUPPORTED);
@@ -465,9 +490,10 @@ TEST(CudnnConvModel, AWorkspaceSmallerThanTheAlgorithmNeedsIsRefused) {
   const size_t need = workspace_of(h, d, CUDNN_CONVOLUTION_FWD_ALGO_GEMM);
   DeviceArray<unsigned char> ws(need);
   const float one = 1, zero = 0;
-  EXPECT_EQ(cudnnConvolutionForward(h.h, &one, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
-                                    CUDNN_CONVOLUTION_FWD_ALGO_GEMM, ws.get(), need - 1, &zero, d.y.d, y.get()),
-            CUDNN_STATUS_BAD_PARAM);
+  EXPECT_EQ(
+      cudnnConvolutionForward(h.h, &one, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
+                              CUDNN_CONVOLUTION_FWD_ALGO_GEMM, ws.get(), need - 1, &zero, d.y.d, y.get()),
+      CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnConvolutionForward(h.h, &one, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
                                     CUDNN_CONVOLUTION_FWD_ALGO_GEMM, nullptr, need, &zero, d.y.d, y.get()),
             CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
@@ -491,7 +517,8 @@ TEST(CudnnConvModel, AWorkspaceThatIsTooShortAnAllocationIsAStickyIllegalAddress
   EXPECT_EQ(cudnnConvolutionForward(h.h, &one, d.x.d, x.get(), d.w.d, w.get(), d.conv.d,
                                     CUDNN_CONVOLUTION_FWD_ALGO_GEMM, ws.get(), need, &zero, d.y.d, y.get()),
             CUDNN_STATUS_EXECUTION_FAILED_CUDART);
-  EXPECT_NE(emulation::last_fault().find("cuDNN convolution workspace"), std::string::npos) << emulation::last_fault();
+  EXPECT_NE(emulation::last_fault().find("cuDNN convolution workspace"), std::string::npos)
+      << emulation::last_fault();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
 }
 
@@ -506,13 +533,15 @@ TEST(CudnnConvModel, DataPointersAreCheckedAsTheDeviceUsesThem) {
                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, nullptr, 0, &zero, d.y.d, yp);
   };
   EXPECT_EQ(forward(nullptr, y.get()), CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
-  EXPECT_EQ(forward(reinterpret_cast<const char*>(x.get()) + 2, y.get()), CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER);
+  EXPECT_EQ(forward(reinterpret_cast<const char*>(x.get()) + 2, y.get()),
+            CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER);
   {
     ClearEmulatorErrors clear;
     static float host_y[1024];  // static: never a freed device block the heap hands out again
     ASSERT_LE(g.ny(), sizeof(host_y) / sizeof(float));
     EXPECT_EQ(forward(x.get(), host_y), CUDNN_STATUS_EXECUTION_FAILED_CUDART);
-    EXPECT_NE(emulation::last_fault().find("is not device memory"), std::string::npos) << emulation::last_fault();
+    EXPECT_NE(emulation::last_fault().find("is not device memory"), std::string::npos)
+        << emulation::last_fault();
     // Sticky: the device is broken until the errors are cleared.
     EXPECT_EQ(forward(x.get(), y.get()), CUDNN_STATUS_EXECUTION_FAILED_CUDART);
   }
@@ -523,7 +552,8 @@ TEST(CudnnConvModel, DataPointersAreCheckedAsTheDeviceUsesThem) {
 
 TEST(CudnnTensorOpsModel, AddTensorBroadcastsAlongDimensionsOfOne) {
   Handle h;
-  TensorD bias(CUDNN_DATA_FLOAT, 1, 3, 1, 1), c(CUDNN_DATA_FLOAT, 2, 3, 2, 2), row(CUDNN_DATA_FLOAT, 1, 1, 1, 2);
+  TensorD bias(CUDNN_DATA_FLOAT, 1, 3, 1, 1), c(CUDNN_DATA_FLOAT, 2, 3, 2, 2),
+      row(CUDNN_DATA_FLOAT, 1, 1, 1, 2);
   DeviceArray<float> b(3), r(2), out(24);
   upload(b, {1, 2, 3});
   upload(r, {10, 20});
@@ -544,7 +574,8 @@ TEST(CudnnTensorOpsModel, AddTensorBroadcastsAlongDimensionsOfOne) {
   TensorD two_channels(CUDNN_DATA_FLOAT, 1, 2, 1, 1), double_bias(CUDNN_DATA_DOUBLE, 1, 3, 1, 1);
   EXPECT_EQ(cudnnAddTensor(h.h, &one, two_channels.d, b.get(), &one, c.d, out.get()), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnAddTensor(h.h, &one, double_bias.d, b.get(), &one, c.d, out.get()), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnAddTensor(h.h, &one, bias.d, nullptr, &one, c.d, out.get()), CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+  EXPECT_EQ(cudnnAddTensor(h.h, &one, bias.d, nullptr, &one, c.d, out.get()),
+            CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
 }
 
 TEST(CudnnTensorOpsModel, BackwardBiasSumsEachFeatureMap) {
@@ -557,10 +588,12 @@ TEST(CudnnTensorOpsModel, BackwardBiasSumsEachFeatureMap) {
   upload(db, {100, 200, 300});
   const double one = 1, two = 2, zero = 0;
   // Channel k sums n = 0 (4k .. 4k+3) and n = 1 (12 + 4k .. 12 + 4k + 3): 32k + 60.
-  ASSERT_EQ(cudnnConvolutionBackwardBias(h.h, &two, dyd.d, dy.get(), &one, dbd.d, db.get()), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnConvolutionBackwardBias(h.h, &two, dyd.d, dy.get(), &one, dbd.d, db.get()),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(db.host(), (std::vector<double>{220, 384, 548}));
   upload(db, std::vector<double>(3, std::numeric_limits<double>::quiet_NaN()));
-  ASSERT_EQ(cudnnConvolutionBackwardBias(h.h, &one, dyd.d, dy.get(), &zero, dbd.d, db.get()), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnConvolutionBackwardBias(h.h, &one, dyd.d, dy.get(), &zero, dbd.d, db.get()),
+            CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(db.host(), (std::vector<double>{60, 92, 124}));
   TensorD not_a_bias(CUDNN_DATA_DOUBLE, 1, 3, 2, 1), wrong_c(CUDNN_DATA_DOUBLE, 1, 2, 1, 1),
       float_db(CUDNN_DATA_FLOAT, 1, 3, 1, 1);
@@ -595,10 +628,11 @@ TEST(CudnnConvModel, WorkRunsOnTheHandlesStreamInOrder) {
   DeviceArray<unsigned char> ws(need);
   const double one = 1, zero = 0;
   ASSERT_EQ(cudnnConvolutionForward(h.h, &one, d.x.d, b.dx_.get(), d.w.d, b.dw_.get(), d.conv.d,
-                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, ws.get(), need, &zero, d.y.d,
-                                    b.dy_out.get()),
+                                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM, ws.get(), need, &zero,
+                                    d.y.d, b.dy_out.get()),
             CUDNN_STATUS_SUCCESS);
-  ASSERT_EQ(cudnnAddTensor(h.h, &one, bias.d, bias_values.get(), &one, d.y.d, b.dy_out.get()), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnAddTensor(h.h, &one, bias.d, bias_values.get(), &one, d.y.d, b.dy_out.get()),
+            CUDNN_STATUS_SUCCESS);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   std::vector<double> want = ref.y;
   for (double& v : want) v += 0.5;

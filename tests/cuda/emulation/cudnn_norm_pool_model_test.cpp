@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "device_values.h"
-#include "emulation_support.h"
 #include "ember/kernels/cuda/emulation/cudnn_model.h"
+#include "emulation_support.h"
 
 using namespace ember;
 using ember::test::ClearEmulatorErrors;
@@ -49,7 +49,8 @@ constexpr cudnnDataType_t dnn_type() {
 template <class T>
 void expect_near(const std::vector<T>& got, const std::vector<double>& want, double tol, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(static_cast<double>(got[i]), want[i], tol) << what << "[" << i << "]";
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(static_cast<double>(got[i]), want[i], tol) << what << "[" << i << "]";
 }
 
 // ---- batch normalization: the host reference
@@ -96,7 +97,9 @@ std::vector<double> to_double(const std::vector<T>& v) {
   return std::vector<double>(v.begin(), v.end());
 }
 
-cudnnBatchNormMode_t mode_of(const Shape& s) { return s.spatial ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_PER_ACTIVATION; }
+cudnnBatchNormMode_t mode_of(const Shape& s) {
+  return s.spatial ? CUDNN_BATCHNORM_SPATIAL : CUDNN_BATCHNORM_PER_ACTIVATION;
+}
 
 template <class T>
 void check_training(const Shape& s) {
@@ -109,12 +112,13 @@ void check_training(const Shape& s) {
   const std::vector<T> x = values<T>(s.size(), 1), y0 = values<T>(s.size(), 2);
   const std::vector<T> scale = values<T>(P, 3), bias = values<T>(P, 4), rm0(P, T(0.5)), rv0(P, T(2));
   DeviceArray<T> dx(x.size()), dy(x.size()), dscale(P), dbias(P), drm(P), drv(P), dsm(P), dsi(P);
-  upload(dx, x), upload(dy, y0), upload(dscale, scale), upload(dbias, bias), upload(drm, rm0), upload(drv, rv0);
+  upload(dx, x), upload(dy, y0), upload(dscale, scale), upload(dbias, bias), upload(drm, rm0),
+      upload(drv, rv0);
   const T alpha = 2, beta = 0.5;
   const double factor = 0.25, eps = 1e-3;
-  ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, mode_of(s), &alpha, &beta, xd.d, dx.get(), xd.d, dy.get(),
-                                                   bd.d, dscale.get(), dbias.get(), factor, drm.get(), drv.get(), eps,
-                                                   dsm.get(), dsi.get()),
+  ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, mode_of(s), &alpha, &beta, xd.d, dx.get(), xd.d,
+                                                   dy.get(), bd.d, dscale.get(), dbias.get(), factor,
+                                                   drm.get(), drv.get(), eps, dsm.get(), dsi.get()),
             CUDNN_STATUS_SUCCESS);
   const Stats st = stats_of(s, to_double(x));
   std::vector<double> y = normalise(s, to_double(x), st.mean, st.var, to_double(scale), to_double(bias), eps);
@@ -145,7 +149,8 @@ TEST(CudnnBatchNormModel, DerivedDescriptorIsPerChannelOrPerActivation) {
   EXPECT_EQ((std::vector<int>{bn.d->n, bn.d->c, bn.d->h, bn.d->w}), (std::vector<int>{1, 3, 4, 5}));
   EXPECT_EQ(cudnnDeriveBNTensorDescriptor(bn.d, x.d, cudnnBatchNormMode_t(7)), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(cudnnDeriveBNTensorDescriptor(bn.d, unset.d, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnDeriveBNTensorDescriptor(nullptr, x.d, CUDNN_BATCHNORM_SPATIAL), CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+  EXPECT_EQ(cudnnDeriveBNTensorDescriptor(nullptr, x.d, CUDNN_BATCHNORM_SPATIAL),
+            CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
 }
 
 TEST(CudnnBatchNormModel, TrainingStatisticsRunningAverageAndBlending) {
@@ -157,15 +162,19 @@ TEST(CudnnBatchNormModel, TrainingStatisticsRunningAverageAndBlending) {
 
 TEST(CudnnBatchNormModel, TrainingArgumentChecks) {
   Dnn dnn;
-  Desc xd(CUDNN_DATA_FLOAT, 2, 2, 1, 1), bd(CUDNN_DATA_FLOAT, 1, 2, 1, 1), wrong_bd(CUDNN_DATA_FLOAT, 1, 2, 2, 1);
-  Desc double_bd(CUDNN_DATA_DOUBLE, 1, 2, 1, 1), other_y(CUDNN_DATA_FLOAT, 2, 2, 1, 2), one(CUDNN_DATA_FLOAT, 1, 2, 1, 1);
+  Desc xd(CUDNN_DATA_FLOAT, 2, 2, 1, 1), bd(CUDNN_DATA_FLOAT, 1, 2, 1, 1),
+      wrong_bd(CUDNN_DATA_FLOAT, 1, 2, 2, 1);
+  Desc double_bd(CUDNN_DATA_DOUBLE, 1, 2, 1, 1), other_y(CUDNN_DATA_FLOAT, 2, 2, 1, 2),
+      one(CUDNN_DATA_FLOAT, 1, 2, 1, 1);
   DeviceArray<float> x(4), y(4, 0x7f), p(2), r(2), s(2);
   upload(x, values<float>(4, 1));
   const float a = 1, b = 0;
-  auto train = [&](cudnnTensorDescriptor_t xdesc, cudnnTensorDescriptor_t ydesc, cudnnTensorDescriptor_t bdesc,
-                   void* rm, void* rv, void* sm, void* si, double eps = 1e-5, const void* xp = nullptr) {
-    return cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, xdesc, xp ? xp : x.get(),
-                                                  ydesc, y.get(), bdesc, p.get(), p.get(), 0.1, rm, rv, eps, sm, si);
+  auto train = [&](cudnnTensorDescriptor_t xdesc, cudnnTensorDescriptor_t ydesc,
+                   cudnnTensorDescriptor_t bdesc, void* rm, void* rv, void* sm, void* si, double eps = 1e-5,
+                   const void* xp = nullptr) {
+    return cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, xdesc,
+                                                  xp ? xp : x.get(), ydesc, y.get(), bdesc, p.get(), p.get(),
+                                                  0.1, rm, rv, eps, sm, si);
   };
   // Both running pointers or neither, both save pointers or neither.
   EXPECT_EQ(train(xd.d, xd.d, bd.d, nullptr, nullptr, nullptr, nullptr), CUDNN_STATUS_SUCCESS);
@@ -179,13 +188,13 @@ TEST(CudnnBatchNormModel, TrainingArgumentChecks) {
   // One value per channel has no unbiased variance: refused only when one is asked for.
   EXPECT_EQ(train(one.d, one.d, bd.d, r.get(), s.get(), nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(train(one.d, one.d, bd.d, nullptr, nullptr, r.get(), s.get()), CUDNN_STATUS_SUCCESS);
-  EXPECT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, xd.d, nullptr, xd.d,
-                                                   y.get(), bd.d, p.get(), p.get(), 0.1, nullptr, nullptr, 1e-5,
-                                                   nullptr, nullptr),
+  EXPECT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, xd.d, nullptr,
+                                                   xd.d, y.get(), bd.d, p.get(), p.get(), 0.1, nullptr,
+                                                   nullptr, 1e-5, nullptr, nullptr),
             CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
-  EXPECT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, cudnnBatchNormMode_t(5), &a, &b, xd.d, x.get(), xd.d,
-                                                   y.get(), bd.d, p.get(), p.get(), 0.1, nullptr, nullptr, 1e-5,
-                                                   nullptr, nullptr),
+  EXPECT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, cudnnBatchNormMode_t(5), &a, &b, xd.d, x.get(),
+                                                   xd.d, y.get(), bd.d, p.get(), p.get(), 0.1, nullptr,
+                                                   nullptr, 1e-5, nullptr, nullptr),
             CUDNN_STATUS_BAD_PARAM);
   // A host pointer is the device's sticky illegal address.
   ClearEmulatorErrors clear;
@@ -204,23 +213,27 @@ TEST(CudnnBatchNormModel, InferenceUsesTheEstimatesAndBetaZeroIgnoresY) {
     Desc xd(CUDNN_DATA_DOUBLE, s.n, s.c, s.h, s.w), bd;
     ASSERT_EQ(cudnnDeriveBNTensorDescriptor(bd.d, xd.d, mode_of(s)), CUDNN_STATUS_SUCCESS);
     const int P = s.params();
-    const std::vector<double> x = values<double>(s.size(), 1), scale = values<double>(P, 2), bias = values<double>(P, 3);
+    const std::vector<double> x = values<double>(s.size(), 1), scale = values<double>(P, 2),
+                              bias = values<double>(P, 3);
     std::vector<double> mean = values<double>(P, 4), var(P);
     for (int p = 0; p < P; ++p) var[p] = 0.5 + p;
     DeviceArray<double> dx(x.size()), dy(x.size()), ds(P), db(P), dm(P), dv(P);
     upload(dx, x), upload(ds, scale), upload(db, bias), upload(dm, mean), upload(dv, var);
     upload(dy, std::vector<double>(x.size(), std::numeric_limits<double>::quiet_NaN()));
     const double alpha = 1, beta = 0, eps = 1e-2;
-    ASSERT_EQ(cudnnBatchNormalizationForwardInference(dnn.h, mode_of(s), &alpha, &beta, xd.d, dx.get(), xd.d,
-                                                      dy.get(), bd.d, ds.get(), db.get(), dm.get(), dv.get(), eps),
-              CUDNN_STATUS_SUCCESS);
+    ASSERT_EQ(
+        cudnnBatchNormalizationForwardInference(dnn.h, mode_of(s), &alpha, &beta, xd.d, dx.get(), xd.d,
+                                                dy.get(), bd.d, ds.get(), db.get(), dm.get(), dv.get(), eps),
+        CUDNN_STATUS_SUCCESS);
     expect_near(dy.host(), normalise(s, x, mean, var, scale, bias, eps), 1e-12, "y");
-    EXPECT_EQ(cudnnBatchNormalizationForwardInference(dnn.h, mode_of(s), &alpha, &beta, xd.d, dx.get(), xd.d,
-                                                      dy.get(), bd.d, ds.get(), db.get(), nullptr, dv.get(), eps),
-              CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
-    EXPECT_EQ(cudnnBatchNormalizationForwardInference(dnn.h, mode_of(s), &alpha, &beta, xd.d, dx.get(), xd.d,
-                                                      dy.get(), bd.d, ds.get(), db.get(), dm.get(), dv.get(), -1.0),
-              CUDNN_STATUS_BAD_PARAM);
+    EXPECT_EQ(
+        cudnnBatchNormalizationForwardInference(dnn.h, mode_of(s), &alpha, &beta, xd.d, dx.get(), xd.d,
+                                                dy.get(), bd.d, ds.get(), db.get(), nullptr, dv.get(), eps),
+        CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
+    EXPECT_EQ(
+        cudnnBatchNormalizationForwardInference(dnn.h, mode_of(s), &alpha, &beta, xd.d, dx.get(), xd.d,
+                                                dy.get(), bd.d, ds.get(), db.get(), dm.get(), dv.get(), -1.0),
+        CUDNN_STATUS_BAD_PARAM);
   }
 }
 
@@ -254,7 +267,8 @@ void check_backward(const Shape& s, bool saved) {
   Desc xd(CUDNN_DATA_DOUBLE, s.n, s.c, s.h, s.w), bd;
   ASSERT_EQ(cudnnDeriveBNTensorDescriptor(bd.d, xd.d, mode_of(s)), CUDNN_STATUS_SUCCESS);
   const int P = s.params();
-  std::vector<double> x = values<double>(s.size(), 1), scale = values<double>(P, 2), bias = values<double>(P, 3);
+  std::vector<double> x = values<double>(s.size(), 1), scale = values<double>(P, 2),
+                      bias = values<double>(P, 3);
   for (int i = 0; i < s.size(); ++i) x[i] += 0.01 * i;  // no two groups alike
   for (double& v : scale) v += 1.5;
   const std::vector<double> g = values<double>(s.size(), 5);
@@ -266,9 +280,9 @@ void check_backward(const Shape& s, bool saved) {
   const double one = 1, zero = 0, two = 2, half = 0.5;
   if (saved) {
     DeviceArray<double> y(x.size());
-    ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, mode_of(s), &one, &zero, xd.d, dx.get(), xd.d, y.get(),
-                                                     bd.d, ds.get(), db.get(), 0.1, nullptr, nullptr, eps, sm.get(),
-                                                     si.get()),
+    ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, mode_of(s), &one, &zero, xd.d, dx.get(), xd.d,
+                                                     y.get(), bd.d, ds.get(), db.get(), 0.1, nullptr, nullptr,
+                                                     eps, sm.get(), si.get()),
               CUDNN_STATUS_SUCCESS);
   }
   // dx = 2 * grad + 1 * prior (1); parameter gradients = 1 * grad + 0.5 * prior (1).
@@ -304,14 +318,14 @@ TEST(CudnnBatchNormModel, BackwardWithAnotherEpsilonThanTheForwardsFaults) {
   upload(dx, x), upload(dg, values<double>(24, 5)), upload(ds, std::vector<double>(2, 1.0));
   upload(db, std::vector<double>(2, 0.0));
   const double one = 1, zero = 0;
-  ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, xd.d, dx.get(), xd.d,
-                                                   y.get(), bd.d, ds.get(), db.get(), 0.1, nullptr, nullptr, 0.1,
-                                                   sm.get(), si.get()),
+  ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, xd.d,
+                                                   dx.get(), xd.d, y.get(), bd.d, ds.get(), db.get(), 0.1,
+                                                   nullptr, nullptr, 0.1, sm.get(), si.get()),
             CUDNN_STATUS_SUCCESS);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  ASSERT_EQ(cudnnBatchNormalizationBackward(dnn.h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, xd.d, dx.get(),
-                                            xd.d, dg.get(), xd.d, dgrad.get(), bd.d, ds.get(), dgs.get(), dgb.get(),
-                                            1e-5, sm.get(), si.get()),
+  ASSERT_EQ(cudnnBatchNormalizationBackward(dnn.h, CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, xd.d,
+                                            dx.get(), xd.d, dg.get(), xd.d, dgrad.get(), bd.d, ds.get(),
+                                            dgs.get(), dgb.get(), 1e-5, sm.get(), si.get()),
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
   EXPECT_NE(emulation::last_fault().find("forward and backward must use the same epsilon"), std::string::npos)
@@ -327,13 +341,15 @@ TEST(CudnnBatchNormModel, BackwardMatchesFiniteDifferences) {
 
 TEST(CudnnBatchNormModel, BackwardArgumentChecks) {
   Dnn dnn;
-  Desc xd(CUDNN_DATA_FLOAT, 2, 2, 1, 1), bd(CUDNN_DATA_FLOAT, 1, 2, 1, 1), other(CUDNN_DATA_FLOAT, 2, 1, 2, 1);
+  Desc xd(CUDNN_DATA_FLOAT, 2, 2, 1, 1), bd(CUDNN_DATA_FLOAT, 1, 2, 1, 1),
+      other(CUDNN_DATA_FLOAT, 2, 1, 2, 1);
   DeviceArray<float> x(4), dy(4), dx(4), p(2), gs(2), gb(2), sm(2), si(2);
   upload(si, std::vector<float>(2, 1 / std::sqrt(1e-5f)));  // x is 0: what the forward saves for eps 1e-5
   const float a = 1, b = 0;
   auto back = [&](cudnnTensorDescriptor_t dxd, const void* m, const void* i, double eps = 1e-5) {
-    return cudnnBatchNormalizationBackward(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, &a, &b, xd.d, x.get(), xd.d,
-                                           dy.get(), dxd, dx.get(), bd.d, p.get(), gs.get(), gb.get(), eps, m, i);
+    return cudnnBatchNormalizationBackward(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, &a, &b, xd.d, x.get(),
+                                           xd.d, dy.get(), dxd, dx.get(), bd.d, p.get(), gs.get(), gb.get(),
+                                           eps, m, i);
   };
   EXPECT_EQ(back(xd.d, sm.get(), si.get()), CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(back(xd.d, nullptr, nullptr), CUDNN_STATUS_SUCCESS);
@@ -341,9 +357,9 @@ TEST(CudnnBatchNormModel, BackwardArgumentChecks) {
   EXPECT_EQ(back(xd.d, nullptr, si.get()), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(back(other.d, nullptr, nullptr), CUDNN_STATUS_BAD_PARAM);
   EXPECT_EQ(back(xd.d, nullptr, nullptr, -1e-3), CUDNN_STATUS_BAD_PARAM);
-  EXPECT_EQ(cudnnBatchNormalizationBackward(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, nullptr, &b, xd.d, x.get(), xd.d,
-                                            dy.get(), xd.d, dx.get(), bd.d, p.get(), gs.get(), gb.get(), 1e-5, nullptr,
-                                            nullptr),
+  EXPECT_EQ(cudnnBatchNormalizationBackward(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, nullptr, &b, xd.d,
+                                            x.get(), xd.d, dy.get(), xd.d, dx.get(), bd.d, p.get(), gs.get(),
+                                            gb.get(), 1e-5, nullptr, nullptr),
             CUDNN_STATUS_BAD_PARAM_NULL_POINTER);
 }
 
@@ -359,9 +375,9 @@ TEST(CudnnBatchNormModel, RunsOnTheHandlesStream) {
   upload(p, std::vector<float>{1});
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const float a = 1, b = 0;
-  ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, xd.d, x.get(), xd.d,
-                                                   y.get(), bd.d, p.get(), p.get(), 0.1, nullptr, nullptr, 0.0,
-                                                   nullptr, nullptr),
+  ASSERT_EQ(cudnnBatchNormalizationForwardTraining(dnn.h, CUDNN_BATCHNORM_SPATIAL, &a, &b, xd.d, x.get(),
+                                                   xd.d, y.get(), bd.d, p.get(), p.get(), 0.1, nullptr,
+                                                   nullptr, 0.0, nullptr, nullptr),
             CUDNN_STATUS_SUCCESS);
   EXPECT_EQ(y.get()[1], 0.0f);  // still queued
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
@@ -380,8 +396,8 @@ struct Pool {
 };
 
 // The host reference, from cudnnPoolingMode_t's definitions.
-std::vector<double> pool_reference(const Pool& p, const std::vector<double>& x, int planes, int h, int w, int oh,
-                                   int ow) {
+std::vector<double> pool_reference(const Pool& p, const std::vector<double>& x, int planes, int h, int w,
+                                   int oh, int ow) {
   std::vector<double> y;
   for (int c = 0; c < planes; ++c)
     for (int i = 0; i < oh; ++i)
@@ -394,7 +410,8 @@ std::vector<double> pool_reference(const Pool& p, const std::vector<double>& x, 
           }
         double sum = 0, best = -INFINITY;
         bool nan = false;
-        for (double v : window) sum += v, nan = nan || std::isnan(v), best = std::isnan(v) ? best : std::max(best, v);
+        for (double v : window)
+          sum += v, nan = nan || std::isnan(v), best = std::isnan(v) ? best : std::max(best, v);
         if (p.mode == CUDNN_POOLING_MAX || p.mode == CUDNN_POOLING_MAX_DETERMINISTIC)
           y.push_back(nan && p.nan == CUDNN_PROPAGATE_NAN ? NAN : best);
         else if (p.mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING)
@@ -409,7 +426,8 @@ struct PoolDesc {
   cudnnPoolingDescriptor_t d = nullptr;
   explicit PoolDesc(const Pool& p) {
     EXPECT_EQ(cudnnCreatePoolingDescriptor(&d), CUDNN_STATUS_SUCCESS);
-    EXPECT_EQ(cudnnSetPooling2dDescriptor(d, p.mode, p.nan, p.kh, p.kw, p.ph, p.pw, p.sh, p.sw), CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cudnnSetPooling2dDescriptor(d, p.mode, p.nan, p.kh, p.kw, p.ph, p.pw, p.sh, p.sw),
+              CUDNN_STATUS_SUCCESS);
   }
   ~PoolDesc() { cudnnDestroyPoolingDescriptor(d); }
 };
@@ -426,7 +444,8 @@ void check_pool(const Pool& p, std::vector<T> x, int n, int c, int h, int w) {
   const std::vector<T> prior = values<T>(dy.host().size(), 7);
   upload(dy, prior);
   const T alpha = 2, beta = 0.5;
-  ASSERT_EQ(cudnnPoolingForward(dnn.h, pd.d, &alpha, xd.d, dx.get(), &beta, yd.d, dy.get()), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnPoolingForward(dnn.h, pd.d, &alpha, xd.d, dx.get(), &beta, yd.d, dy.get()),
+            CUDNN_STATUS_SUCCESS);
   std::vector<double> want = pool_reference(p, to_double(x), n * c, h, w, oh, ow);
   for (size_t i = 0; i < want.size(); ++i) want[i] = alpha * want[i] + beta * prior[i];
   const std::vector<T> got = dy.host();
@@ -446,8 +465,10 @@ TEST(CudnnPoolingModel, EachModeWithPaddingAndStrides) {
                                               CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING,
                                               CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING};
   for (cudnnPoolingMode_t mode : modes) {
-    check_pool<float>({mode, CUDNN_PROPAGATE_NAN, 3, 2, 1, 1, 2, 1}, values<float>(2 * 2 * 5 * 4, 1), 2, 2, 5, 4);
-    check_pool<double>({mode, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2}, values<double>(3 * 4 * 6, 2), 1, 3, 4, 6);
+    check_pool<float>({mode, CUDNN_PROPAGATE_NAN, 3, 2, 1, 1, 2, 1}, values<float>(2 * 2 * 5 * 4, 1), 2, 2, 5,
+                      4);
+    check_pool<double>({mode, CUDNN_NOT_PROPAGATE_NAN, 2, 2, 0, 0, 2, 2}, values<double>(3 * 4 * 6, 2), 1, 3,
+                       4, 6);
     check_pool<double>({mode, CUDNN_PROPAGATE_NAN, 3, 3, 1, 1, 1, 1}, values<double>(9, 3), 1, 1, 3, 3);
   }
 }
@@ -465,7 +486,8 @@ TEST(CudnnPoolingModel, ArgumentChecks) {
   PoolDesc too_much_pad({CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 2, 2, 2, 1, 1});
   // 4x4 with window 2, pad 1, stride 2: floor((4 + 2 - 2) / 2) + 1 = 3.
   Desc x(CUDNN_DATA_FLOAT, 1, 2, 4, 4), y(CUDNN_DATA_FLOAT, 1, 2, 3, 3), bigger(CUDNN_DATA_FLOAT, 1, 2, 4, 3);
-  Desc smaller(CUDNN_DATA_FLOAT, 1, 2, 2, 3), other_c(CUDNN_DATA_FLOAT, 1, 1, 3, 3), dbl(CUDNN_DATA_DOUBLE, 1, 2, 3, 3);
+  Desc smaller(CUDNN_DATA_FLOAT, 1, 2, 2, 3), other_c(CUDNN_DATA_FLOAT, 1, 1, 3, 3),
+      dbl(CUDNN_DATA_DOUBLE, 1, 2, 3, 3);
   DeviceArray<float> dx(32), dy(18);
   upload(dx, values<float>(32, 1));
   const float a = 1, b = 0;
@@ -490,6 +512,7 @@ TEST(CudnnPoolingModel, ArgumentChecks) {
   ClearEmulatorErrors clear;
   const std::vector<float> host(32);
   EXPECT_EQ(fwd(pd.d, y.d, host.data()), CUDNN_STATUS_EXECUTION_FAILED_CUDART);
-  EXPECT_NE(emulation::last_fault().find("cudnnPoolingForward x: "), std::string::npos) << emulation::last_fault();
+  EXPECT_NE(emulation::last_fault().find("cudnnPoolingForward x: "), std::string::npos)
+      << emulation::last_fault();
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorIllegalAddress);
 }

@@ -20,7 +20,8 @@ void upload(const DeviceArray<T>& d, const std::vector<T>& v) {
 template <class T>
 std::vector<T> values(size_t n, int seed) {
   std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = static_cast<T>(static_cast<int>((i * 37 + size_t(seed) * 11) % 17) - 8) / 4;
+  for (size_t i = 0; i < n; ++i)
+    v[i] = static_cast<T>(static_cast<int>((i * 37 + size_t(seed) * 11) % 17) - 8) / 4;
   return v;
 }
 

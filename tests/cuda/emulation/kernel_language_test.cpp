@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "emulation_support.h"
 #include "ember/core/error.h"
 #include "ember/kernels/cuda/cuda_check.h"
+#include "emulation_support.h"
 
 using ember::test::ClearEmulatorErrors;
 using ember::test::DeviceArray;
@@ -91,7 +91,8 @@ TEST(EmulatedKernels, BarriersShowEveryThreadsWritesToTheBlock) {
   const std::vector<int> n = neighbour.host(), s = sums.host();
   for (unsigned b = 0; b < blocks; ++b) {
     for (unsigned t = 0; t < kBlock; ++t)
-      EXPECT_EQ(n[b * kBlock + t], static_cast<int>(b * 1000 + (t + 1) % kBlock)) << "block " << b << " thread " << t;
+      EXPECT_EQ(n[b * kBlock + t], static_cast<int>(b * 1000 + (t + 1) % kBlock))
+          << "block " << b << " thread " << t;
     EXPECT_EQ(s[b], static_cast<int>(b * 1000 * kBlock + kBlock * (kBlock - 1) / 2)) << "block " << b;
   }
 }
@@ -111,8 +112,9 @@ TEST(EmulatedKernels, AThreadEndingWhileOthersWaitAtABarrierIsAStickyLaunchFailu
     EMBER_CUDA_CHECK(cudaDeviceSynchronize());
     ADD_FAILURE() << "no error";
   } catch (const ember::CudaError& e) {
-    EXPECT_NE(std::string(e.what()).find("cudaDeviceSynchronize() failed: unspecified launch failure (emulated: "),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("cudaDeviceSynchronize() failed: unspecified launch failure (emulated: "),
+        std::string::npos)
         << e.what();
   }
   EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
@@ -124,12 +126,13 @@ TEST(EmulatedKernels, LaunchLimitsAreAGpusAndTheirErrorsAreNotSticky) {
   struct Config {
     dim3 grid, block;
   };
-  for (const Config& c : {Config{1, 1025}, Config{1, dim3(32, 32, 2)}, Config{1, dim3(1, 1, 65)},
-                          Config{dim3(1, 65536), 32}, Config{dim3(1, 1, 65536), 32}, Config{0, 32}, Config{1, 0}}) {
+  for (const Config& c :
+       {Config{1, 1025}, Config{1, dim3(32, 32, 2)}, Config{1, dim3(1, 1, 65)}, Config{dim3(1, 65536), 32},
+        Config{dim3(1, 1, 65536), 32}, Config{0, 32}, Config{1, 0}}) {
     EMBER_LAUNCH(nothing, c.grid, c.block, 0, nullptr, out.get());
     EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration)
-        << "grid " << c.grid.x << "x" << c.grid.y << "x" << c.grid.z << ", block " << c.block.x << "x" << c.block.y
-        << "x" << c.block.z;
+        << "grid " << c.grid.x << "x" << c.grid.y << "x" << c.grid.z << ", block " << c.block.x << "x"
+        << c.block.y << "x" << c.block.z;
     EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a configuration error is reported once";
   }
   EMBER_LAUNCH(nothing, 1, 1, 64 * 1024, nullptr, out.get());
@@ -140,9 +143,10 @@ TEST(EmulatedKernels, LaunchLimitsAreAGpusAndTheirErrorsAreNotSticky) {
     EMBER_CUDA_CHECK(cudaGetLastError());  // what EMBER_CUDA_LAUNCH_CHECK() does
     ADD_FAILURE() << "no error";
   } catch (const ember::CudaError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("cudaGetLastError() failed: invalid configuration argument (emulated: kernel "
-                                          "nothing: grid (1, 1, 1), block (2048, 1, 1): more than 1024 threads per block)",
-                                          0),
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "cudaGetLastError() failed: invalid configuration argument (emulated: kernel "
+                  "nothing: grid (1, 1, 1), block (2048, 1, 1): more than 1024 threads per block)",
+                  0),
               0u)
         << e.what();
   }
@@ -194,7 +198,8 @@ TEST(EmulatedKernels, BlockReduceInABlockOfAnotherSizeIsALaunchFailure) {
   DeviceArray<float> in(64), out(64);
   EMBER_LAUNCH((block_reduce<float, 128>), 1, 64, 0, nullptr, out.get(), in.get());
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
-  EXPECT_NE(fault().find("cub::BlockReduce<T, 128> used in a block of 64 threads"), std::string::npos) << fault();
+  EXPECT_NE(fault().find("cub::BlockReduce<T, 128> used in a block of 64 threads"), std::string::npos)
+      << fault();
 }
 
 TEST(EmulatedKernels, BlockReduceTempStorageNeedsABarrierBeforeItsReuse) {
@@ -205,8 +210,9 @@ TEST(EmulatedKernels, BlockReduceTempStorageNeedsABarrierBeforeItsReuse) {
   EXPECT_EQ(out.host(), (std::vector<float>{64.0f, 128.0f}));
   EMBER_LAUNCH(reduce_twice, 1, kBlock, 0, nullptr, out.get(), false);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
-  EXPECT_NE(fault().find("cub::BlockReduce TempStorage reused without a __syncthreads() after the previous Reduce"),
-            std::string::npos)
+  EXPECT_NE(
+      fault().find("cub::BlockReduce TempStorage reused without a __syncthreads() after the previous Reduce"),
+      std::string::npos)
       << fault();
 }
 

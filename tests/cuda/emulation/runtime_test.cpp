@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "device_values.h"
-#include "emulation_support.h"
 #include "ember/ember.h"
 #include "ember/kernels/cuda/emulation/sanitizer.h"
+#include "emulation_support.h"
 #include "support/expect.h"
 
 using namespace ember;
@@ -83,7 +83,8 @@ TEST(EmulatedRuntime, AnotherDevicesMemoryNeedsPeerAccess) {
   }
   EMBER_LAUNCH(store, 1, 32, 0, nullptr, theirs, 3.0f);
   EXPECT_EQ(cudaGetLastError(), cudaErrorIllegalAddress);
-  EXPECT_NE(fault().find(" is memory of cuda:1, used on cuda:0 without peer access"), std::string::npos) << fault();
+  EXPECT_NE(fault().find(" is memory of cuda:1, used on cuda:0 without peer access"), std::string::npos)
+      << fault();
   emulation::clear_errors();
   int can = 0;
   ASSERT_EQ(cudaDeviceCanAccessPeer(&can, 0, 1), cudaSuccess);
@@ -120,8 +121,10 @@ TEST(EmulatedRuntime, PointersInsideAKernelsParameterStructAreCheckedToo) {
     ADD_FAILURE() << "no error";
   } catch (const CudaError& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("an illegal memory access was encountered (emulated: cuda:0: kernel sgd_kernel argument 0: "),
-              std::string::npos)
+    EXPECT_NE(
+        msg.find(
+            "an illegal memory access was encountered (emulated: cuda:0: kernel sgd_kernel argument 0: "),
+        std::string::npos)
         << msg;
     EXPECT_NE(msg.find(" is memory of cuda:1, used on cuda:0 without peer access"), std::string::npos) << msg;
   }
@@ -133,9 +136,11 @@ TEST(EmulatedRuntime, CopiesCheckBothEndsAndTheirLengths) {
   ClearEmulatorErrors clear;
   DeviceArray<float> d(16);
   std::vector<float> h(32, 1.0f);
-  EXPECT_EQ(cudaMemcpyAsync(d.get(), h.data(), 17 * sizeof(float), cudaMemcpyHostToDevice), cudaErrorIllegalAddress);
+  EXPECT_EQ(cudaMemcpyAsync(d.get(), h.data(), 17 * sizeof(float), cudaMemcpyHostToDevice),
+            cudaErrorIllegalAddress);
   EXPECT_NE(fault().find("cudaMemcpyAsync destination: "), std::string::npos) << fault();
-  EXPECT_NE(fault().find(" + 68 bytes runs past the end of its allocation on cuda:0 (64 bytes at "), std::string::npos)
+  EXPECT_NE(fault().find(" + 68 bytes runs past the end of its allocation on cuda:0 (64 bytes at "),
+            std::string::npos)
       << fault();
   emulation::clear_errors();
   EXPECT_EQ(cudaMemcpyAsync(h.data(), h.data() + 16, 4, cudaMemcpyDeviceToHost), cudaErrorIllegalAddress);
@@ -162,7 +167,8 @@ TEST(EmulatedRuntime, ACappedDeviceRunsOutOfMemoryAndRecovers) {
     for (int i = 0; i < 8; ++i) held.push_back(full({4 << 20}, float(i), on0));  // 16 MiB each
     ADD_FAILURE() << "no out-of-memory error under a 64 MiB cap";
   } catch (const OutOfMemoryError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("cudaMalloc failed: out of memory (tried to allocate 16.00 MiB on cuda:0; ", 0),
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "cudaMalloc failed: out of memory (tried to allocate 16.00 MiB on cuda:0; ", 0),
               0u)
         << e.what();
   }

@@ -14,9 +14,9 @@
 #include "support/expect.h"
 
 using namespace ember;
+using ember::nn::parallel::AllReduceOp;
 using ember::nn::parallel::DistributedDataParallel;
 using ember::nn::parallel::ProcessGroup;
-using ember::nn::parallel::AllReduceOp;
 
 TEST(ProcessGroup, WithoutALauncherTheWorldIsOneProcess) {
   ProcessGroup& world = ProcessGroup::world();
@@ -81,12 +81,13 @@ TEST(DistributedDataParallel, OneProcessTrainsLikeThePlainModule) {
 
 TEST(DistributedDataParallel, BucketsFollowReverseRegistrationOrderAndTheirSize) {
   // Linear(3, 2): weight 24 bytes, bias 8 bytes; two layers: 32 + 32 bytes.
-  auto net = std::make_shared<nn::Sequential>(
-      std::initializer_list<std::shared_ptr<nn::Module>>{std::make_shared<nn::Linear>(3, 2), std::make_shared<nn::Linear>(3, 2)});
+  auto net = std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Linear>(3, 2), std::make_shared<nn::Linear>(3, 2)});
   EXPECT_EQ(DistributedDataParallel(net).bucket_sizes(), (std::vector<size_t>{4}));
   nn::parallel::DistributedDataParallelOptions options;
   options.bucket_bytes = 32;
-  EXPECT_EQ(DistributedDataParallel(net, ProcessGroup::world(), options).bucket_sizes(), (std::vector<size_t>{2, 2}));
+  EXPECT_EQ(DistributedDataParallel(net, ProcessGroup::world(), options).bucket_sizes(),
+            (std::vector<size_t>{2, 2}));
   // A parameter larger than a bucket gets a bucket of its own.
   options.bucket_bytes = 10;
   EXPECT_EQ(DistributedDataParallel(net, ProcessGroup::world(), options).bucket_sizes(),
@@ -97,8 +98,9 @@ TEST(DistributedDataParallel, BucketsFollowReverseRegistrationOrderAndTheirSize)
 TEST(DistributedDataParallel, AMissingGradientIsAnErrorUnlessAllowed) {
   auto net = std::make_shared<nn::Linear>(3, 2);
   DistributedDataParallel strict(net);
-  EXPECT_THROW_MSG(strict.sync_gradients(), DistributedError,
-                   "DistributedDataParallel: parameter weight got no gradient in this step on this rank (rank 0 of 1)");
+  EXPECT_THROW_MSG(
+      strict.sync_gradients(), DistributedError,
+      "DistributedDataParallel: parameter weight got no gradient in this step on this rank (rank 0 of 1)");
   nn::parallel::DistributedDataParallelOptions options;
   options.allow_unused_parameters = true;
   DistributedDataParallel lenient(net, ProcessGroup::world(), options);

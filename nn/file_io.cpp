@@ -1,4 +1,4 @@
-#include "ember/core/file.h"
+#include "ember/nn/file_io.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,7 +1,8 @@
 #pragma once
 // Files named by callers, who may name anything: readers open only regular files and never
 // block on a FIFO; writers replace a regular file atomically (a temporary file beside it,
-// fsync, rename) and refuse everything else. Shared by the IDX reader and safetensors.
+// fsync, rename) and refuse everything else. Used by safetensors (nn's own header: not
+// installed).
 #include <string>
 
 #include "ember/core/export.h"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# nn/ and data/ sit on Ember's public API: every one of their sources must compile against the
+# installed include folder, with only their own folder's uninstalled helpers (nn/json.h,
+# nn/file_io.h, nn/parallel/transport.h, ...) beside it. The installed folder must not hold the
+# internal headers. nn/parallel/mpi_*.cpp need MPI's headers too and are left out.
+#
+#   .ci/public_api_check.sh INSTALL_PREFIX
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PREFIX=$1
+installed=$PREFIX/include/ember
+for internal in core/ops/check.h core/ops/window.h nn/json.h nn/file_io.h nn/parallel/transport.h kernels; do
+  if [[ -e $installed/$internal ]]; then
+    echo "public API check: $internal is installed" >&2
+    exit 1
+  fi
+done
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+cp -r "$installed" "$root/ember"
+for h in nn/*.h nn/models/*.h nn/parallel/*.h data/*.h; do
+  [[ -e $root/ember/$h ]] || cp "$h" "$root/ember/$h"
+done
+n=0
+for src in nn/*.cpp nn/models/*.cpp nn/parallel/*.cpp data/*.cpp; do
+  [[ $src == nn/parallel/mpi_* ]] && continue
+  if ! ${CXX:-g++} -std=c++17 -fsyntax-only -I"$root" "$src"; then
+    echo "public API check: $src does not compile against the installed headers" >&2
+    exit 1
+  fi
+  n=$((n + 1))
+done
+echo "public API check: $(find "$installed" -name '*.h' | wc -l) installed headers; $n nn/ and data/ sources compile against them"
