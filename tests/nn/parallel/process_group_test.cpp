@@ -2,6 +2,7 @@
 // collective makes before any data moves. The cross-rank cases are in tests/mpi.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include "ember/ember.h"
 #include "ember/nn/parallel/launcher.h"
 #include "ember/nn/parallel/parallel.h"
+#include "ember/nn/parallel/transport.h"
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
 
@@ -158,4 +160,22 @@ TEST(ProcessGroup, LauncherVariablesOfOpenMpiMpichPmixAndSlurmAreRecognised) {
 TEST(ProcessGroup, MetricsOfOneProcessAreItsOwn) {
   EXPECT_DOUBLE_EQ(nn::parallel::mean_over_ranks(0.125), 0.125);
   EXPECT_EQ(nn::parallel::sum_over_ranks(int64_t{1} << 40), int64_t{1} << 40);
+}
+
+TEST(ProcessGroup, TheTimeoutComesFromTheEnvironmentOrFiveMinutes) {
+  using nn::parallel::detail::make_single_process_transport;
+  EXPECT_EQ(ProcessGroup(make_single_process_transport()).timeout(), std::chrono::minutes(5));
+  {
+    ScopedEnv v("EMBER_DISTRIBUTED_TIMEOUT", "2.5");
+    EXPECT_EQ(ProcessGroup(make_single_process_transport()).timeout(), std::chrono::milliseconds(2500));
+  }
+  for (const char* bad : {"abc", "0", "-3", "5s"}) {
+    ScopedEnv v("EMBER_DISTRIBUTED_TIMEOUT", bad);
+    EXPECT_THROW_MSG(
+        ProcessGroup{make_single_process_transport()}, ValueError,
+        std::string("EMBER_DISTRIBUTED_TIMEOUT must be a positive number of seconds, got \"") + bad);
+  }
+  ProcessGroup group(make_single_process_transport());
+  group.set_timeout(std::chrono::milliseconds(1234));
+  EXPECT_EQ(group.timeout(), std::chrono::milliseconds(1234));
 }
