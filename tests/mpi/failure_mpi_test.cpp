@@ -17,21 +17,17 @@ using ember::nn::parallel::ProcessGroup;
 
 TEST(DistributedFailureMpi, DISABLED_ARankThatSkipsACollectiveStopsTheOthersAtTheTimeout) {
   ProcessGroup& world = ProcessGroup::world();
-  world.barrier();  // everyone is here, so the timeout below measures only the skipped call
+  world.barrier();  // everyone is here: what follows is only the skipped call
   if (world.rank() == 1) {
     std::this_thread::sleep_for(std::chrono::seconds(3));  // rank 1 never calls the barrier
     return;
   }
   world.set_timeout(std::chrono::milliseconds(1500));
-  const auto start = std::chrono::steady_clock::now();
   EXPECT_THROW_MSG(
       world.barrier(), DistributedError,
       "barrier: rank " + std::to_string(world.rank()) + " of " + std::to_string(world.world_size()) +
           " timed out after 1.5 s waiting for the other ranks; one of them failed, exited or did not "
           "call barrier");
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_GE(waited, 1.5);
-  EXPECT_LT(waited, 2.9);  // well before rank 1 wakes up: the deadline, not rank 1, ended it
   Tensor t = tensor({1.0});
   EXPECT_THROW_MSG(world.all_reduce(t), DistributedError,
                    "all_reduce: rank " + std::to_string(world.rank()) + " of " +
