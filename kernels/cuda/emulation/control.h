@@ -32,5 +32,8 @@ EMBER_API std::string last_fault();
 EMBER_API void clear_errors();
 /// One line for ember::cuda::versions(): what is emulated and in which modes.
 EMBER_API std::string describe();
+/// How many cudnnGetConvolution*WorkspaceSize queries the models have answered (tests: an
+/// algorithm search that found one must not ask for the fallback's workspace).
+EMBER_API uint64_t cudnn_workspace_queries();
 
 }  // namespace ember::emulation

@@ -16,7 +16,8 @@
 struct cublasContext;
 typedef struct cublasContext* cublasHandle_t;
 
-typedef enum {
+// Enums with int underlying type: a caller may pass any int, as in C (see cudnn_api.h).
+typedef enum : int {
   CUBLAS_STATUS_SUCCESS = 0,
   CUBLAS_STATUS_NOT_INITIALIZED = 1,
   CUBLAS_STATUS_ALLOC_FAILED = 3,
@@ -28,20 +29,20 @@ typedef enum {
   CUBLAS_STATUS_NOT_SUPPORTED = 15,
   CUBLAS_STATUS_LICENSE_ERROR = 16,
 } cublasStatus_t;
-typedef enum { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 } cublasOperation_t;
-typedef enum {
+typedef enum : int { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 } cublasOperation_t;
+typedef enum : int {
   CUBLAS_DEFAULT_MATH = 0,
   CUBLAS_TENSOR_OP_MATH = 1,
   CUBLAS_PEDANTIC_MATH = 2,
   CUBLAS_TF32_TENSOR_OP_MATH = 3,
   CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16,
 } cublasMath_t;
-typedef enum {
+typedef enum : int {
   CUBLAS_COMPUTE_32F = 68,
   CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
   CUBLAS_COMPUTE_64F = 70,
 } cublasComputeType_t;
-typedef enum { CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99 } cublasGemmAlgo_t;
+typedef enum : int { CUBLAS_GEMM_DEFAULT = -1, CUBLAS_GEMM_DEFAULT_TENSOR_OP = 99 } cublasGemmAlgo_t;
 
 EMBER_API cublasStatus_t cublasCreate_v2(cublasHandle_t* handle);
 EMBER_API cublasStatus_t cublasDestroy_v2(cublasHandle_t handle);

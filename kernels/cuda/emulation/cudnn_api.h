@@ -18,8 +18,10 @@ typedef struct cudnnFilterStruct* cudnnFilterDescriptor_t;
 typedef struct cudnnConvolutionStruct* cudnnConvolutionDescriptor_t;
 typedef struct cudnnPoolingStruct* cudnnPoolingDescriptor_t;
 
+// The enums take int as their underlying type: in C (what NVIDIA's headers are) any int may be
+// passed, and the models must refuse a bad value, not meet undefined behaviour loading it.
 // cudnn_graph.h's values (9.x): a category (thousands) and a specific error.
-typedef enum {
+typedef enum : int {
   CUDNN_STATUS_SUCCESS = 0,
   CUDNN_STATUS_NOT_INITIALIZED = 1001,
   CUDNN_STATUS_BAD_PARAM = 2000,
@@ -36,31 +38,31 @@ typedef enum {
   CUDNN_STATUS_EXECUTION_FAILED_CUDART = 5003,
 } cudnnStatus_t;
 #define CUDNN_BN_MIN_EPSILON 0.0
-typedef enum { CUDNN_DATA_FLOAT = 0, CUDNN_DATA_DOUBLE = 1 } cudnnDataType_t;
-typedef enum { CUDNN_TENSOR_NCHW = 0 } cudnnTensorFormat_t;
-typedef enum { CUDNN_NOT_PROPAGATE_NAN = 0, CUDNN_PROPAGATE_NAN = 1 } cudnnNanPropagation_t;
-typedef enum { CUDNN_DEFAULT_MATH = 0, CUDNN_TENSOR_OP_MATH = 1, CUDNN_FMA_MATH = 3 } cudnnMathType_t;
-typedef enum { CUDNN_NON_DETERMINISTIC = 0, CUDNN_DETERMINISTIC = 1 } cudnnDeterminism_t;
-typedef enum { CUDNN_CONVOLUTION = 0, CUDNN_CROSS_CORRELATION = 1 } cudnnConvolutionMode_t;
-typedef enum {
+typedef enum : int { CUDNN_DATA_FLOAT = 0, CUDNN_DATA_DOUBLE = 1 } cudnnDataType_t;
+typedef enum : int { CUDNN_TENSOR_NCHW = 0 } cudnnTensorFormat_t;
+typedef enum : int { CUDNN_NOT_PROPAGATE_NAN = 0, CUDNN_PROPAGATE_NAN = 1 } cudnnNanPropagation_t;
+typedef enum : int { CUDNN_DEFAULT_MATH = 0, CUDNN_TENSOR_OP_MATH = 1, CUDNN_FMA_MATH = 3 } cudnnMathType_t;
+typedef enum : int { CUDNN_NON_DETERMINISTIC = 0, CUDNN_DETERMINISTIC = 1 } cudnnDeterminism_t;
+typedef enum : int { CUDNN_CONVOLUTION = 0, CUDNN_CROSS_CORRELATION = 1 } cudnnConvolutionMode_t;
+typedef enum : int {
   CUDNN_POOLING_MAX = 0,
   CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING = 1,
   CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING = 2,
   CUDNN_POOLING_MAX_DETERMINISTIC = 3,
 } cudnnPoolingMode_t;
-typedef enum { CUDNN_BATCHNORM_PER_ACTIVATION = 0, CUDNN_BATCHNORM_SPATIAL = 1 } cudnnBatchNormMode_t;
-typedef enum {
+typedef enum : int { CUDNN_BATCHNORM_PER_ACTIVATION = 0, CUDNN_BATCHNORM_SPATIAL = 1 } cudnnBatchNormMode_t;
+typedef enum : int {
   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM = 0,
   CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM = 1,
   CUDNN_CONVOLUTION_FWD_ALGO_GEMM = 2,
   CUDNN_CONVOLUTION_FWD_ALGO_COUNT = 8,
 } cudnnConvolutionFwdAlgo_t;
-typedef enum {
+typedef enum : int {
   CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 = 0,
   CUDNN_CONVOLUTION_BWD_DATA_ALGO_1 = 1,
   CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT = 6,
 } cudnnConvolutionBwdDataAlgo_t;
-typedef enum {
+typedef enum : int {
   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0 = 0,
   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1 = 1,
   CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 = 3,

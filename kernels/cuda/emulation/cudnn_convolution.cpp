@@ -1,10 +1,15 @@
 // The cuDNN convolution compute calls and their workspace queries (EMBER_CUDA=EMULATE
 // only), after NVIDIA's cuDNN API Reference 9.x, cudnn_cnn library. The problem checks,
 // algorithms and host math are cudnn_convolution_problem.cpp's (cudnn_convolution.h).
+#include <atomic>
+
+#include "ember/kernels/cuda/emulation/control.h"
 #include "ember/kernels/cuda/emulation/cudnn_convolution.h"
 
 namespace ember::emulation::dnn {
 namespace {
+
+std::atomic<uint64_t> g_workspace_queries{0};
 
 // The checks and the queued math of the three compute calls, in this order: the handle;
 // the problem (check_problem); alpha and beta (null: BAD_PARAM_NULL_POINTER); the algorithm
@@ -42,6 +47,7 @@ cudnnStatus_t convolve(cudnnHandle_t handle, ConvDirection dir, const cudnnTenso
 cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDirection dir, const cudnnTensorStruct* x,
                              const cudnnFilterStruct* w, const cudnnConvolutionStruct* conv,
                              const cudnnTensorStruct* y, int algo, size_t* size) {
+  g_workspace_queries.fetch_add(1, std::memory_order_relaxed);
   if (const cudnnStatus_t s = check_handle(handle)) return s;
   if (!size) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   ConvProblem p;
@@ -55,6 +61,10 @@ cudnnStatus_t workspace_size(cudnnHandle_t handle, ConvDirection dir, const cudn
 
 }  // namespace
 }  // namespace ember::emulation::dnn
+
+namespace ember::emulation {
+uint64_t cudnn_workspace_queries() { return dnn::g_workspace_queries.load(std::memory_order_relaxed); }
+}  // namespace ember::emulation
 
 using namespace ember::emulation::dnn;
 

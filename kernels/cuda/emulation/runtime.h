@@ -8,7 +8,7 @@
 
 #define CUDART_VERSION 13000
 
-enum cudaError {
+enum cudaError : int {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
@@ -27,7 +27,7 @@ enum cudaError {
 };
 typedef enum cudaError cudaError_t;
 
-enum cudaMemcpyKind {
+enum cudaMemcpyKind : int {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,
   cudaMemcpyDeviceToHost = 2,
@@ -35,7 +35,7 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4,
 };
 
-enum cudaDeviceAttr {
+enum cudaDeviceAttr : int {
   cudaDevAttrMaxThreadsPerBlock = 1,
   cudaDevAttrMaxGridDimX = 5,
   cudaDevAttrMaxGridDimY = 6,
@@ -89,5 +89,5 @@ EMBER_API cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int f
 EMBER_API cudaError_t cudaDeviceDisablePeerAccess(int peer_device);
 
 /// cuBLAS's data types (library_types.h), shared with the cuBLAS declarations.
-typedef enum cudaDataType_t { CUDA_R_32F = 0, CUDA_R_64F = 1 } cudaDataType;
-typedef enum libraryPropertyType_t { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
+typedef enum cudaDataType_t : int { CUDA_R_32F = 0, CUDA_R_64F = 1 } cudaDataType;
+typedef enum libraryPropertyType_t : int { MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL } libraryPropertyType;
