@@ -12,6 +12,7 @@
 #include "ember/nn/linear.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/lr_scheduler.h"
+#include "ember/nn/models/small_resnet.h"
 #include "ember/nn/models/tutorial_net.h"
 #include "ember/nn/module.h"
 #include "ember/nn/optim.h"

@@ -284,7 +284,7 @@ const void* data(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr;
 
 void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const Conv2dParams& p) {
-  Eigen::setNbThreads(get_num_threads());
+  Eigen::setNbThreads(1);  // the batch is split over the pool; Eigen stays on its task's thread
   const Geometry g = geometry(input, weight, out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(out.dtype(), "conv2d", [&] {
@@ -322,7 +322,7 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
 
 void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
                                        const Conv2dParams& p) {
-  Eigen::setNbThreads(get_num_threads());
+  Eigen::setNbThreads(1);  // the batch is split over the pool; Eigen stays on its task's thread
   const Geometry g = geometry(grad_input, weight, grad_out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(grad_input.dtype(), "conv2d_backward_input", [&] {
@@ -348,7 +348,7 @@ void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& g
 
 void CpuBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
                                         const Tensor& grad_out, const Tensor& input, const Conv2dParams& p) {
-  Eigen::setNbThreads(get_num_threads());
+  Eigen::setNbThreads(1);  // the batch is split over the pool; Eigen stays on its task's thread
   const Geometry g = geometry(input, grad_weight, grad_out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(grad_weight.dtype(), "conv2d_backward_weight", [&] {

@@ -1,9 +1,13 @@
 // Batched GEMM on Eigen. Each operand is mapped in place as row-major or column-major
-// (whichever has unit inner stride), so transposed views cost no copy.
+// (whichever has unit inner stride), so transposed views cost no copy. Eigen runs each GEMM
+// on one thread; Ember spreads the batch, or one large product's output rows or columns,
+// over its own pool (kernels/cpu/thread_pool.h), which copes with a busy machine better than
+// Eigen's OpenMP regions.
 #include <Eigen/Core>
+#include <cmath>
 
-#include "ember/core/threads.h"
 #include "ember/kernels/cpu/cpu_backend.h"
+#include "ember/kernels/cpu/parallel.h"
 
 namespace ember {
 namespace {
@@ -12,7 +16,12 @@ template <class T, int Order>
 using MatMap =
     Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, 0, Eigen::OuterStride<>>;
 template <class T>
-using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+using OutMap =
+    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0, Eigen::OuterStride<>>;
+
+// Multiply-adds a parallel task takes on at least: below that, handing work to another
+// thread costs more than it saves.
+constexpr int64_t kMinTaskMacs = int64_t(1) << 20;
 
 // 0: row-major (unit column stride), 1: column-major (unit row stride), -1: neither.
 int layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
@@ -21,10 +30,11 @@ int layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
   return -1;
 }
 
+// o[M, N] (row stride ldo) = a[M, K] * b[K, N] (+ bias[N] on every row).
 template <class T, int OA, int OB>
-void gemm(T* o, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t lda, int64_t ldb,
-          const T* bias) {
-  OutMap<T> out(o, M, N);
+void gemm(T* o, int64_t ldo, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t lda,
+          int64_t ldb, const T* bias) {
+  OutMap<T> out(o, M, N, Eigen::OuterStride<>(ldo));
   MatMap<T, OA> A(a, M, K, Eigen::OuterStride<>(lda));
   MatMap<T, OB> B(b, K, N, Eigen::OuterStride<>(ldb));
   if (bias) {
@@ -32,6 +42,39 @@ void gemm(T* o, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t
     out.noalias() += A * B;
   } else {
     out.noalias() = A * B;
+  }
+}
+
+// One product o = a * b (+ bias), its larger output dim cut into blocks of rows or columns
+// run in parallel. la / lb: 0 row-major, 1 column-major (see layout()).
+template <class T>
+void gemm_parallel(T* o, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t lda, int64_t ldb,
+                   int la, int lb, const T* bias) {
+  auto block = [&](int64_t i0, int64_t m, int64_t j0, int64_t n) {
+    T* ob = o + i0 * N + j0;
+    const T* ab = a + (la == 0 ? i0 * lda : i0);
+    const T* bb = b + (lb == 0 ? j0 : j0 * ldb);
+    const T* biasb = bias ? bias + j0 : nullptr;
+    if (la == 0 && lb == 0)
+      gemm<T, Eigen::RowMajor, Eigen::RowMajor>(ob, N, ab, bb, m, K, n, lda, ldb, biasb);
+    else if (la == 0)
+      gemm<T, Eigen::RowMajor, Eigen::ColMajor>(ob, N, ab, bb, m, K, n, lda, ldb, biasb);
+    else if (lb == 0)
+      gemm<T, Eigen::ColMajor, Eigen::RowMajor>(ob, N, ab, bb, m, K, n, lda, ldb, biasb);
+    else
+      gemm<T, Eigen::ColMajor, Eigen::ColMajor>(ob, N, ab, bb, m, K, n, lda, ldb, biasb);
+  };
+  if (M >= N) {
+    const int64_t grain = std::max<int64_t>(8, kMinTaskMacs / std::max<int64_t>(1, N * K));
+    parallel_for(M, grain, [&](int64_t lo, int64_t hi) { block(lo, hi - lo, 0, N); });
+  } else {
+    // Column blocks of whole registers (16 floats) keep the output's rows aligned to them.
+    const int64_t grain = std::max<int64_t>(16, kMinTaskMacs / std::max<int64_t>(1, M * K));
+    const int64_t units = (N + 15) / 16;
+    parallel_for(units, (grain + 15) / 16, [&](int64_t lo, int64_t hi) {
+      const int64_t j0 = lo * 16, j1 = std::min(N, hi * 16);
+      block(0, M, j0, j1 - j0);
+    });
   }
 }
 
@@ -44,7 +87,7 @@ int64_t lead(int order, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
 }  // namespace
 
 void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_in, const Tensor& bias) {
-  Eigen::setNbThreads(get_num_threads());
+  Eigen::setNbThreads(1);  // never Eigen's OpenMP threads inside the pool's tasks
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a_in.size(2);
   Tensor a = a_in, b = b_in;
   int la = layout(M, K, a.stride(1), a.stride(2));
@@ -66,27 +109,31 @@ void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_i
     const Tensor bias_c = contiguous(bias);
     const T* pbias = bias_c.defined() ? static_cast<const T*>(bias_c.raw_data()) : nullptr;
     T* po = static_cast<T*>(out.raw_data());
-    for (int64_t i = 0; i < B; ++i) {
-      const T* ai = pa + i * a.stride(0);
-      const T* bi = pb + i * b.stride(0);
-      T* oi = po + i * M * N;
-      if (K == 0) {
-        OutMap<T> o(oi, M, N);
+    if (K == 0) {
+      for (int64_t i = 0; i < B; ++i) {
+        OutMap<T> o(po + i * M * N, M, N, Eigen::OuterStride<>(N));
         if (pbias)
           o.rowwise() = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(pbias, N);
         else
           o.setZero();
-        continue;
       }
-      if (la == 0 && lb == 0)
-        gemm<T, Eigen::RowMajor, Eigen::RowMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
-      else if (la == 0)
-        gemm<T, Eigen::RowMajor, Eigen::ColMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
-      else if (lb == 0)
-        gemm<T, Eigen::ColMajor, Eigen::RowMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
-      else
-        gemm<T, Eigen::ColMajor, Eigen::ColMajor>(oi, ai, bi, M, K, N, lda, ldb, pbias);
+      return;
     }
+    if (M == 0 || N == 0) return;
+    auto one = [&](int64_t i) {
+      gemm_parallel<T>(po + i * M * N, pa + i * a.stride(0), pb + i * b.stride(0), M, K, N, lda, ldb, la, lb,
+                       pbias);
+    };
+    // A batch of products runs one product per task (each one on one thread: nested
+    // parallel_for calls stay on their thread); a single product is cut into blocks.
+    if (B == 1)
+      one(0);
+    else
+      // (In double: M * N * K, unlike M * K or K * N, is bounded by no operand's size.)
+      parallel_for(B, static_cast<int64_t>(std::ceil(kMinTaskMacs / (double(M) * double(N) * double(K)))),
+                   [&](int64_t lo, int64_t hi) {
+                     for (int64_t i = lo; i < hi; ++i) one(i);
+                   });
   });
 }
 

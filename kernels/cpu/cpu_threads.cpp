@@ -1,6 +1,3 @@
-#include <omp.h>
-
-#include <Eigen/Core>
 #include <atomic>
 
 #include "ember/core/error.h"
@@ -16,7 +13,6 @@ std::atomic<int> g_threads{1};
 void set_num_threads(int n) {
   if (n < 1) raise<ValueError>("set_num_threads: expected n >= 1, got ", n);
   g_threads.store(n);
-  Eigen::setNbThreads(n);
 }
 
 int get_num_threads() { return g_threads.load(std::memory_order_relaxed); }

@@ -160,7 +160,7 @@ TEST(CheckedMath, ConvColumnBuffersObeyTheAllocationLimit) {
   set_allocation_limit(size_t{64} << 20);
   EXPECT_THROW_MSG(conv2d(x.narrow(0, 0, 1), w, Tensor(), 1, 1000), OutOfMemoryError,
                    "conv2d: a column buffer of 1152000000 bytes exceeds the limit of 67108864 bytes");
-  // On two threads the error crosses the OpenMP region instead of terminating the process.
+  // On two threads the error crosses from a worker thread of the pool to the caller.
   const int threads = get_num_threads();
   set_num_threads(2);
   EXPECT_THROW_MSG(conv2d(x, w, Tensor(), 1, 1000), OutOfMemoryError, "conv2d: a column buffer of ");
