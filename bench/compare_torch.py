@@ -13,10 +13,8 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
-import time
 
 from ember_rows import fmt_time, run_ember
 
@@ -26,72 +24,7 @@ try:
 except ImportError:  # pragma: no cover
     sys.exit("PyTorch is not importable; see bench/README.md for how to get it")
 
-
-def timeit(fn, device, min_time=0.5, warmup=3):
-    """Median seconds per call over repeated batches of calls."""
-    def sync():
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-    for _ in range(warmup):
-        fn()
-    sync()
-    # Calibrate a batch that takes ~50 ms, then take the median of batches for min_time.
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        sync()
-        dt = time.perf_counter() - t0
-        if dt > 0.05 or n > 1 << 20:
-            break
-        n *= 2
-    samples = []
-    t_end = time.perf_counter() + min_time
-    while time.perf_counter() < t_end or len(samples) < 5:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        sync()
-        samples.append((time.perf_counter() - t0) / n)
-    return statistics.median(samples)
-
-
-class TutorialCNN(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = torch.nn.Conv2d(1, 10, 5)
-        self.conv2 = torch.nn.Conv2d(10, 20, 5)
-        self.fc = torch.nn.Linear(320, 10)
-
-    def forward(self, x):
-        x = F.relu(F.max_pool2d(self.conv1(x), 2))
-        x = F.relu(F.max_pool2d(self.conv2(x), 2))
-        return self.fc(x.flatten(1))
-
-
-def train_step(device, batch):
-    model = TutorialCNN().to(device)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.5)
-    x = torch.randn(batch, 1, 28, 28, device=device)
-    y = torch.randint(0, 10, (batch,), device=device)
-
-    def step():
-        opt.zero_grad()
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-    return step
-
-
-def infer(device, batch):
-    model = TutorialCNN().to(device).eval()
-    x = torch.randn(batch, 1, 28, 28, device=device)
-
-    def run():
-        with torch.no_grad():
-            model(x)
-    return run
+from torch_models import model_workload, timeit
 
 
 # The conv rows of ember_bench_ops: (N, C_in, C_out, H=W, k, padding).
@@ -120,14 +53,12 @@ def workload(name):
     m = re.search(r"threads:(\d+)", name)
     if m:
         threads = int(m.group(1))
+    if parts[0] in ("train_step", "infer", "resnet_train_step"):
+        return model_workload(name)
     torch.set_num_threads(threads)
     if dev.startswith("cuda") and not torch.cuda.is_available():
         return None
     kind = parts[0]
-    if kind == "train_step":
-        return train_step(dev, int(parts[2]))
-    if kind == "infer":
-        return infer(dev, int(parts[2]))
     if kind == "matmul":
         n = int(parts[2])
         a, b = torch.randn(n, n, device=dev), torch.randn(n, n, device=dev)
@@ -198,7 +129,7 @@ def main():
         ts = fmt_time(t) if t else f"{'-':>11s}"
         rates = ""
         parts = r["name"].split("/")
-        if parts[0] in ("train_step", "infer"):
+        if parts[0] in ("train_step", "infer", "resnet_train_step"):
             batch = int(parts[2])
             rates = f" {batch / e:12.0f} " + (f"{batch / t:14.0f}" if t else f"{'-':>14s}")
         print(f"{r['name']:44s} {fmt_time(e)} {ts} {ratio}{rates}")
