@@ -10,6 +10,8 @@ class EMBER_API CpuBackend : public Backend {
   DeviceType type() const override { return DeviceType::CPU; }
   int device_count() const override { return 1; }
   Allocator& allocator() override;
+  /// Gives the cached large blocks of freed CPU tensors back to the system.
+  void empty_cache() override;
 
   // cpu_memory.cpp
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device) override;

@@ -1,6 +1,6 @@
 // conv2d on the CPU: im2col with the batch folded into the columns, so each direction is an
-// Eigen GEMM ([C_out, C_in*kH*kW] x [C_in*kH*kW, samples*H_out*W_out]) plus a cheap reshuffle
-// to or from NCHW.
+// Eigen GEMM (thin forward layers, as the tutorial's first, take conv_direct.h instead) ([C_out, C_in*kH*kW]
+// x [C_in*kH*kW, samples*H_out*W_out]) plus a cheap reshuffle to or from NCHW.
 //
 // The batch is folded a few samples at a time: a chunk's columns are sized to stay in L2, so
 // im2col writes them and Eigen's packing reads them back without a trip to memory (folding
@@ -17,6 +17,7 @@
 #include "ember/core/checked_math.h"
 #include "ember/core/storage.h"
 #include "ember/core/threads.h"
+#include "ember/kernels/cpu/conv_direct.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 
@@ -293,6 +294,10 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
     const T* w = static_cast<const T*>(weight.raw_data());
     const T* b = static_cast<const T*>(data(bias));
     T* o = static_cast<T*>(out.raw_data());
+    if (cpu::conv2d_direct_fits<T>(g.C, g.H, g.W, g.kh, g.kw, g.Wo, p)) {
+      cpu::conv2d_direct(x, w, b, o, g.N, g.C, g.H, g.W, g.Co, g.kh, g.kw, g.Ho, g.Wo, p);
+      return;
+    }
     const int64_t K = g.K(), P = g.P();
     for_chunks(g, s, [&](int64_t, int64_t n0, int64_t nb) {
       const int64_t NP = nb * P;
