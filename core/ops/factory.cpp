@@ -24,7 +24,7 @@ Tensor& draw(Tensor& t, RandomKind kind, double a, double b) {
   if (!t.is_contiguous()) raise<ValueError>("random fill needs a contiguous tensor");
   auto [seed, offset] = default_generator().reserve(static_cast<uint64_t>(t.numel()));
   backend_for(t.device()).random(t, kind, a, b, seed, offset);
-  t.impl()->storage->bump_version();
+  mark_modified(t);
   return t;
 }
 Tensor random_tensor(const Shape& shape, RandomKind kind, double a, double b, const TensorOptions& o,
