@@ -6,6 +6,7 @@
 #include "ember/core/autograd/node.h"
 #include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
+#include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"

@@ -5,6 +5,7 @@
 
 #include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
+#include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
 #include "ember/core/ops/transfer.h"

@@ -2,6 +2,7 @@
 // (whichever has unit inner stride), so transposed views cost no copy.
 #include <Eigen/Core>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/core/threads.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 
