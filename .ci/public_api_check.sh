@@ -9,12 +9,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=$1
 installed=$PREFIX/include/ember
-for internal in core/ops/check.h core/ops/window.h nn/json.h nn/file_io.h nn/parallel/transport.h kernels; do
+for internal in core/ops/check.h core/ops/window.h core/dtype_dispatch.h core/tensor_impl_access.h \
+  nn/json.h nn/file_io.h nn/parallel/transport.h kernels; do
   if [[ -e $installed/$internal ]]; then
     echo "public API check: $internal is installed" >&2
     exit 1
   fi
 done
+if grep -rn 'EMBER_DISPATCH_\|TensorImplAccess::' "$installed" >&2; then
+  echo "public API check: an installed header defines the dtype dispatch or reaches into TensorImpl" >&2
+  exit 1
+fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 cp -r "$installed" "$root/ember"

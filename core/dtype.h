@@ -1,10 +1,9 @@
 #pragma once
-// Element types, and the dispatch macros that turn a runtime DType into a C++ type.
+// Element types: the DType enum, sizes, names and the C++ type of each.
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
 
-#include "ember/core/error.h"
 #include "ember/core/export.h"
 
 namespace ember {
@@ -62,47 +61,3 @@ struct dtype_of<bool> {
 };
 
 }  // namespace ember
-
-// EMBER_DISPATCH_*(dtype, op_name, [&] { ... scalar_t ... }): runs the lambda with scalar_t
-// bound to the C++ type of dtype; an unsupported dtype throws DTypeError naming the op.
-#define EMBER_DTYPE_CASE(enum_value, type, ...) \
-  case ::ember::DType::enum_value: {            \
-    using scalar_t = type;                      \
-    return __VA_ARGS__();                       \
-  }
-
-#define EMBER_DISPATCH_FLOATING(dtype, op_name, ...)                             \
-  [&] {                                                                          \
-    switch (dtype) {                                                             \
-      EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)                              \
-      EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)                             \
-      default:                                                                   \
-        ::ember::raise<::ember::DTypeError>(op_name, " does not support dtype ", \
-                                            ::ember::dtype_name(dtype));         \
-    }                                                                            \
-  }()
-
-#define EMBER_DISPATCH_NUMERIC(dtype, op_name, ...)                              \
-  [&] {                                                                          \
-    switch (dtype) {                                                             \
-      EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)                              \
-      EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)                             \
-      EMBER_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                              \
-      EMBER_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                              \
-      default:                                                                   \
-        ::ember::raise<::ember::DTypeError>(op_name, " does not support dtype ", \
-                                            ::ember::dtype_name(dtype));         \
-    }                                                                            \
-  }()
-
-#define EMBER_DISPATCH_ALL(dtype, op_name, ...)                      \
-  [&] {                                                              \
-    switch (dtype) {                                                 \
-      EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)                  \
-      EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)                 \
-      EMBER_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                  \
-      EMBER_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                  \
-      EMBER_DTYPE_CASE(Bool, bool, __VA_ARGS__)                      \
-    }                                                                \
-    ::ember::raise<::ember::DTypeError>(op_name, ": unknown dtype"); \
-  }()

@@ -6,6 +6,7 @@
 #include "ember/core/autograd/node.h"
 #include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
+#include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
@@ -14,33 +15,25 @@
 #include "ember/core/ops/softmax.h"
 #include "ember/core/ops/transfer.h"
 #include "ember/core/ops/views.h"
+#include "ember/core/tensor_impl_access.h"
 
 namespace ember {
 
 namespace detail {
 Tensor make_empty(const Shape& shape, DType dtype, Device device, const char* op) {
-  auto impl = std::make_shared<TensorImpl>();
   const auto nbytes = static_cast<size_t>(checked_nbytes(shape, itemsize(dtype), op));
-  impl->storage = std::make_shared<Storage>(nbytes, device);
-  impl->shape = shape;
-  impl->strides = contiguous_strides(shape);
-  impl->dtype = dtype;
-  return Tensor(std::move(impl));
+  return TensorImplAccess::make(std::make_shared<Storage>(nbytes, device), shape, contiguous_strides(shape),
+                                0, dtype);
 }
 
 Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset) {
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage = t.impl()->storage;
-  impl->shape = std::move(shape);
-  impl->strides = std::move(strides);
-  impl->offset = offset;
-  impl->dtype = t.dtype();
-  return Tensor(std::move(impl));
+  return TensorImplAccess::make(TensorImplAccess::storage(t), std::move(shape), std::move(strides), offset,
+                                t.dtype());
 }
 }  // namespace detail
 
-void Tensor::set_name(std::string name) const { impl_->name = std::move(name); }
-void Tensor::set_owner(std::weak_ptr<const TensorOwner> owner) const { impl_->owner = std::move(owner); }
+void Tensor::set_name(std::string name) const { impl_->name_ = std::move(name); }
+void Tensor::set_owner(std::weak_ptr<const TensorOwner> owner) const { impl_->owner_ = std::move(owner); }
 
 namespace {
 void require_defined(const Tensor& t, const char* what) {
@@ -48,16 +41,16 @@ void require_defined(const Tensor& t, const char* what) {
 }
 }  // namespace
 
-int64_t Tensor::size(int64_t d) const { return impl_->shape[normalize_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return impl_->strides[normalize_dim(d, dim(), "stride")]; }
+int64_t Tensor::size(int64_t d) const { return impl_->shape_[normalize_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return impl_->strides_[normalize_dim(d, dim(), "stride")]; }
 
 bool Tensor::is_contiguous() const {
   if (numel() == 0) return true;  // no element to be out of place
   int64_t expected = 1;
-  for (size_t i = impl_->shape.size(); i-- > 0;) {
-    const int64_t s = impl_->shape[i];
+  for (size_t i = impl_->shape_.size(); i-- > 0;) {
+    const int64_t s = impl_->shape_[i];
     if (s == 1) continue;
-    if (impl_->strides[i] != expected) return false;
+    if (impl_->strides_[i] != expected) return false;
     expected *= s;
   }
   return true;
@@ -110,7 +103,7 @@ Tensor& Tensor::copy_(const Tensor& src) { return ember::copy_(*this, src); }
 Tensor& Tensor::fill_(double v) { return ember::fill_(*this, v); }
 Tensor& Tensor::zero_() { return ember::zero_(*this); }
 
-bool Tensor::requires_grad() const { return impl_ && impl_->requires_grad; }
+bool Tensor::requires_grad() const { return impl_ && impl_->requires_grad_; }
 
 Tensor& Tensor::requires_grad_(bool r) {
   require_defined(*this, "requires_grad_");
@@ -118,19 +111,19 @@ Tensor& Tensor::requires_grad_(bool r) {
     raise<AutogradError>("requires_grad_: only leaf tensors can change requires_grad; use detach()");
   if (r && !is_floating(dtype()))
     raise<AutogradError>("requires_grad_: only floating tensors can require grad, got ", dtype_name(dtype()));
-  impl_->requires_grad = r;
+  impl_->requires_grad_ = r;
   return *this;
 }
 
-Tensor Tensor::grad() const { return impl_ ? impl_->grad : Tensor(); }
+Tensor Tensor::grad() const { return impl_ ? impl_->grad_ : Tensor(); }
 void Tensor::set_grad(const Tensor& g) const {
   require_defined(*this, "set_grad");
   if (g.defined() && (g.shape() != shape() || g.device() != device() || g.dtype() != dtype()))
     raise<ValueError>("set_grad: the gradient must match the tensor's shape, dtype and device");
-  impl_->grad = g;
+  impl_->grad_ = g;
 }
-const std::shared_ptr<Node>& Tensor::grad_fn() const { return impl_->grad_fn; }
-bool Tensor::is_leaf() const { return !impl_ || !impl_->grad_fn; }
+const std::shared_ptr<Node>& Tensor::grad_fn() const { return impl_->grad_fn_; }
+bool Tensor::is_leaf() const { return !impl_ || !impl_->grad_fn_; }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   autograd::backward(*this, gradient, retain_graph);

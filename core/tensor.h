@@ -10,6 +10,7 @@
 #include "ember/core/array_view.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
+#include "ember/core/error.h"
 #include "ember/core/export.h"
 #include "ember/core/shape.h"
 #include "ember/core/storage.h"
@@ -19,6 +20,9 @@ namespace ember {
 
 class Node;
 class TensorImpl;
+namespace detail {
+struct TensorImplAccess;  // core/tensor_impl_access.h: core's and autograd's door (not installed)
+}
 
 /// What registered a tensor (an nn::Module) and can say, when that tensor turns up on the
 /// wrong device, how to fix it. Core asks it only while building a device-mismatch message.
@@ -32,7 +36,6 @@ class EMBER_API TensorOwner {
 class EMBER_API Tensor {
  public:
   Tensor() = default;
-  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
   // ---- metadata ----
   bool defined() const { return impl_ != nullptr; }
@@ -59,8 +62,6 @@ class EMBER_API Tensor {
   /// The storage's version counter (bumped by in-place ops on any view).
   uint64_t version() const;
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
-  TensorImpl* impl() const { return impl_.get(); }
-  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
   /// Pointer to the first element (device memory for CUDA tensors); T must match dtype.
   template <class T>
@@ -156,48 +157,52 @@ class EMBER_API Tensor {
   Tensor log_softmax(int64_t dim) const;
 
  private:
+  friend struct detail::TensorImplAccess;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
   std::shared_ptr<TensorImpl> impl_;
 };
 
-/// The state behind a Tensor handle. Public so that backends and autograd can read it.
+/// The state behind a Tensor handle, opaque to users: Tensor's methods read it, and core and
+/// autograd write it through detail::TensorImplAccess (core/tensor_impl_access.h, not installed).
 class EMBER_API TensorImpl {
- public:
-  std::shared_ptr<Storage> storage;
-  Shape shape;
-  Shape strides;
-  int64_t offset = 0;
-  DType dtype = DType::Float32;
-  bool requires_grad = false;
-  Tensor grad;
-  std::shared_ptr<Node> grad_fn;           // null for leaves
-  std::weak_ptr<Node> grad_accumulator;    // leaves: the node that sums into grad
-  std::string name;                        // set by Module registration
-  std::weak_ptr<const TensorOwner> owner;  // the registering module, for device hints
+ private:
+  friend class Tensor;
+  friend struct detail::TensorImplAccess;
 
-  Device device() const { return storage->device(); }
-  int64_t numel() const { return numel_of(shape); }
-  void* data() const {
-    return static_cast<char*>(storage->data()) + offset * static_cast<int64_t>(itemsize(dtype));
-  }
+  std::shared_ptr<Storage> storage_;
+  Shape shape_;
+  Shape strides_;
+  int64_t offset_ = 0;
+  DType dtype_ = DType::Float32;
+  bool requires_grad_ = false;
+  Tensor grad_;
+  std::shared_ptr<Node> grad_fn_;           // null for leaves
+  std::weak_ptr<Node> grad_accumulator_;    // leaves: the node that sums into grad
+  std::string name_;                        // set by Module registration
+  std::weak_ptr<const TensorOwner> owner_;  // the registering module, for device hints
 };
 
-inline const Shape& Tensor::shape() const { return impl_->shape; }
-inline const Shape& Tensor::strides() const { return impl_->strides; }
-inline int64_t Tensor::offset() const { return impl_->offset; }
-inline int64_t Tensor::dim() const { return static_cast<int64_t>(impl_->shape.size()); }
-inline int64_t Tensor::numel() const { return impl_->numel(); }
-inline DType Tensor::dtype() const { return impl_->dtype; }
-inline Device Tensor::device() const { return impl_->device(); }
-inline const std::string& Tensor::name() const { return impl_->name; }
-inline uint64_t Tensor::version() const { return impl_->storage->version(); }
-inline void* Tensor::raw_data() const { return impl_->data(); }
+inline const Shape& Tensor::shape() const { return impl_->shape_; }
+inline const Shape& Tensor::strides() const { return impl_->strides_; }
+inline int64_t Tensor::offset() const { return impl_->offset_; }
+inline int64_t Tensor::dim() const { return static_cast<int64_t>(impl_->shape_.size()); }
+inline int64_t Tensor::numel() const { return numel_of(impl_->shape_); }
+inline DType Tensor::dtype() const { return impl_->dtype_; }
+inline Device Tensor::device() const { return impl_->storage_->device(); }
+inline const std::string& Tensor::name() const { return impl_->name_; }
+inline uint64_t Tensor::version() const { return impl_->storage_->version(); }
+inline void* Tensor::raw_data() const {
+  return static_cast<char*>(impl_->storage_->data()) +
+         impl_->offset_ * static_cast<int64_t>(itemsize(dtype()));
+}
 
 template <class T>
 T* Tensor::data_ptr() const {
   if (dtype_of<T>::value != dtype())
     raise<DTypeError>("data_ptr: requested ", dtype_name(dtype_of<T>::value), " from a tensor of dtype ",
                       dtype_name(dtype()));
-  return static_cast<T*>(impl_->data());
+  return static_cast<T*>(raw_data());
 }
 
 template <class T>

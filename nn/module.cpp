@@ -77,7 +77,7 @@ namespace {
 thread_local std::vector<const ModuleRecord*> t_running;
 }  // namespace
 
-// What a module's registered tensors point back to (TensorImpl::owner): its type, whether
+// What a module's registered tensors point back to (Tensor::set_owner): its type, whether
 // to(device) ever moved it, and the module it was first registered under. Separate from the
 // Module because registration runs in constructors, before any shared_ptr owns the module.
 class ModuleRecord : public TensorOwner {

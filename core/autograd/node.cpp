@@ -4,6 +4,7 @@
 #include "ember/core/error.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/reduce.h"
+#include "ember/core/tensor_impl_access.h"
 
 namespace ember {
 namespace {
@@ -66,13 +67,17 @@ void Node::release() {
   next_.clear();
 }
 
+AccumulateGrad::AccumulateGrad(const Tensor& leaf)
+    : Node("accumulate_grad"), leaf_(detail::TensorImplAccess::impl(leaf)) {}
+
 std::vector<Tensor> AccumulateGrad::backward(const Tensor& grad_out) {
-  auto leaf = leaf_.lock();
+  const std::shared_ptr<TensorImpl> leaf = leaf_.lock();
   if (!leaf) return {};
-  if (!leaf->grad.defined()) {
-    leaf->grad = grad_out.clone();  // never alias a gradient another leaf may also receive
+  Tensor& grad = detail::TensorImplAccess::grad(*leaf);
+  if (!grad.defined()) {
+    grad = grad_out.clone();  // never alias a gradient another leaf may also receive
   } else {
-    leaf->grad.add_(grad_out);
+    grad.add_(grad_out);
   }
   return {};
 }
@@ -88,26 +93,24 @@ bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
 
 Edge edge_of(const Tensor& t) {
   if (!t.defined() || !t.requires_grad()) return Edge{nullptr, {}};
-  TensorImpl* impl = t.impl();
-  if (impl->grad_fn) return Edge{impl->grad_fn, impl->shape};
-  std::shared_ptr<Node> acc = impl->grad_accumulator.lock();
+  if (t.grad_fn()) return Edge{t.grad_fn(), t.shape()};
+  std::weak_ptr<Node>& slot = detail::TensorImplAccess::grad_accumulator(t);
+  std::shared_ptr<Node> acc = slot.lock();
   if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(t.impl_ptr());
-    impl->grad_accumulator = acc;
+    acc = std::make_shared<AccumulateGrad>(t);
+    slot = acc;
   }
-  return Edge{acc, impl->shape};
+  return Edge{acc, t.shape()};
 }
 
 void record(const Tensor& output, std::shared_ptr<Node> node, std::initializer_list<const Tensor*> inputs) {
   for (const Tensor* t : inputs) node->add_edge(t ? edge_of(*t) : Edge{nullptr, {}});
-  output.impl()->grad_fn = std::move(node);
-  output.impl()->requires_grad = true;
+  detail::TensorImplAccess::set_grad_fn(output, std::move(node));
 }
 
 void record(const Tensor& output, std::shared_ptr<Node> node, const std::vector<Tensor>& inputs) {
   for (const Tensor& t : inputs) node->add_edge(edge_of(t));
-  output.impl()->grad_fn = std::move(node);
-  output.impl()->requires_grad = true;
+  detail::TensorImplAccess::set_grad_fn(output, std::move(node));
 }
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {

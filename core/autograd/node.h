@@ -57,10 +57,8 @@ class EMBER_API Node {
 /// Sums a gradient into a leaf's .grad.
 class EMBER_API AccumulateGrad final : public Node {
  public:
-  explicit AccumulateGrad(std::shared_ptr<TensorImpl> leaf)
-      : Node("accumulate_grad"), leaf_(std::move(leaf)) {}
+  explicit AccumulateGrad(const Tensor& leaf);
   std::vector<Tensor> backward(const Tensor& grad_out) override;
-  std::shared_ptr<TensorImpl> leaf() const { return leaf_.lock(); }
 
  private:
   std::weak_ptr<TensorImpl> leaf_;

@@ -5,6 +5,7 @@
 #include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
+#include "ember/core/tensor_impl_access.h"
 
 namespace ember {
 
@@ -15,13 +16,9 @@ Tensor from_blob(void* data, const Shape& shape, TensorOptions o, std::function<
     raise<ValueError>("from_blob: data is not aligned to ", itemsize(o.dtype()), " bytes for ",
                       dtype_name(o.dtype()));
   checked_backend_for(o.device());  // an unavailable device fails before anything is wrapped
-  auto impl = std::make_shared<TensorImpl>();
-  impl->storage =
-      std::make_shared<Storage>(data, static_cast<size_t>(nbytes), o.device(), std::move(deleter));
-  impl->shape = shape;
-  impl->strides = contiguous_strides(shape);
-  impl->dtype = o.dtype();
-  Tensor t(std::move(impl));
+  Tensor t = detail::TensorImplAccess::make(
+      std::make_shared<Storage>(data, static_cast<size_t>(nbytes), o.device(), std::move(deleter)), shape,
+      contiguous_strides(shape), 0, o.dtype());
   if (o.requires_grad()) t.requires_grad_(true);
   return t;
 }

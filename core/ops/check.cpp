@@ -1,6 +1,7 @@
 #include "ember/core/ops/check.h"
 
 #include "ember/core/error.h"
+#include "ember/core/tensor_impl_access.h"
 
 namespace ember {
 
@@ -12,7 +13,7 @@ constexpr const char* kMoveHint = "move the model with model.to(device) or the i
 // The owner's advice for a registered tensor ("" when it has none or is gone).
 std::string owner_hint(const Tensor& t) {
   if (t.name().empty()) return "";
-  const auto owner = t.impl()->owner.lock();
+  const auto owner = detail::TensorImplAccess::owner(t);
   return owner ? owner->device_hint(t.name()) : "";
 }
 

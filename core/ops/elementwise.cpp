@@ -12,6 +12,7 @@
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/transfer.h"
 #include "ember/core/ops/views.h"
+#include "ember/core/tensor_impl_access.h"
 
 namespace ember {
 namespace {
@@ -246,7 +247,8 @@ Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute
   if (record) {
     // Snapshot self (and other, when it is self's storage) so saved tensors stay intact.
     Tensor before = clone(self);
-    const bool aliased = other && other->impl()->storage == self.impl()->storage;
+    const bool aliased =
+        other && detail::TensorImplAccess::storage(*other) == detail::TensorImplAccess::storage(self);
     result = compute(before, aliased ? clone(*other) : (other ? *other : Tensor()));
   } else {
     NoGradGuard no_grad;
@@ -256,11 +258,8 @@ Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute
     NoGradGuard no_grad;
     detail::copy_values(self, result);
   }
-  self.impl()->storage->bump_version();
-  if (record) {
-    self.impl()->grad_fn = result.impl()->grad_fn;
-    self.impl()->requires_grad = true;
-  }
+  mark_modified(self);
+  if (record) detail::TensorImplAccess::set_grad_fn(self, result.grad_fn());
   return self;
 }
 

@@ -5,6 +5,7 @@
 
 #include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
+#include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
 #include "ember/core/ops/transfer.h"
@@ -24,7 +25,7 @@ Tensor& draw(Tensor& t, RandomKind kind, double a, double b) {
   if (!t.is_contiguous()) raise<ValueError>("random fill needs a contiguous tensor");
   auto [seed, offset] = default_generator().reserve(static_cast<uint64_t>(t.numel()));
   backend_for(t.device()).random(t, kind, a, b, seed, offset);
-  t.impl()->storage->bump_version();
+  mark_modified(t);
   return t;
 }
 Tensor random_tensor(const Shape& shape, RandomKind kind, double a, double b, const TensorOptions& o,

@@ -100,8 +100,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     backend_for(x.device())
         .batch_norm(out, mean, invstd, x, w, b, running_mean, running_var, training, momentum, eps);
   if (training && running_mean.defined()) {
-    running_mean.impl()->storage->bump_version();
-    running_var.impl()->storage->bump_version();
+    mark_modified(running_mean);
+    mark_modified(running_var);
   }
   if (autograd::any_requires_grad({&x, &w, &b})) {
     if (!training) {

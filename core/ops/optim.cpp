@@ -4,6 +4,7 @@
 #include "ember/core/backend.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/check.h"
+#include "ember/core/ops/transfer.h"
 
 namespace ember {
 namespace {
@@ -25,7 +26,7 @@ void check_lists(const char* op, const std::vector<Tensor>& params,
 }
 
 void bump_versions(const std::vector<Tensor>& params) {
-  for (const Tensor& p : params) p.impl()->storage->bump_version();
+  for (const Tensor& p : params) mark_modified(p);
 }
 
 }  // namespace

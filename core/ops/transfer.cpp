@@ -5,6 +5,7 @@
 #include "ember/core/backend.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/views.h"
+#include "ember/core/tensor_impl_access.h"
 
 namespace ember {
 namespace {
@@ -96,13 +97,12 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
     NoGradGuard no_grad;
     detail::copy_values(dst, s);
   }
-  dst.impl()->storage->bump_version();
+  mark_modified(dst);
   // dst now holds src's values: its gradient flows to src only (summed over broadcasting).
   if (autograd::any_requires_grad({&src})) {
     autograd::record(dst, std::make_shared<ToNode>("copy_", src.device(), src.dtype()), {&src});
   } else if (dst.grad_fn()) {
-    dst.impl()->grad_fn = nullptr;
-    dst.impl()->requires_grad = false;
+    detail::TensorImplAccess::set_grad_fn(dst, nullptr);
   }
   return dst;
 }
@@ -116,23 +116,19 @@ Tensor& fill_(Tensor& t, double value) {
     backend_for(t.device()).fill(v, value);
     detail::copy_values(t, detail::broadcast_to(v, t.shape(), "fill_"));
   }
-  t.impl()->storage->bump_version();
+  mark_modified(t);
   return t;
 }
 
 Tensor& zero_(Tensor& t) { return fill_(t, 0); }
 
-void mark_modified(const Tensor& t) { t.impl()->storage->bump_version(); }
+void mark_modified(const Tensor& t) { detail::TensorImplAccess::storage(t)->bump_version(); }
 
 void set_data(const Tensor& dst, const Tensor& src) {
   if (dst.shape() != src.shape())
     raise<ShapeError>("set_data: shape ", shape_str(src.shape()), " does not match the tensor's ",
                       shape_str(dst.shape()));
-  TensorImpl* d = dst.impl();
-  d->storage = src.impl()->storage;
-  d->strides = src.strides();
-  d->offset = src.offset();
-  d->dtype = src.dtype();
+  detail::TensorImplAccess::share_data(dst, src);
 }
 
 }  // namespace ember

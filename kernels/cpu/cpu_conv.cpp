@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ember/core/checked_math.h"
+#include "ember/core/dtype_dispatch.h"
 #include "ember/core/storage.h"
 #include "ember/core/threads.h"
 #include "ember/kernels/cpu/conv_direct.h"

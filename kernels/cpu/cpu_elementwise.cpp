@@ -1,5 +1,6 @@
 // Elementwise ops on the CPU: each op is a functor from kernels/functors.h run by the loops
 // of cpu_loops.h.
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/cpu_loops.h"

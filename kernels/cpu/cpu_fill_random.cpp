@@ -1,4 +1,5 @@
 // fill, arange and the Philox draws on the CPU.
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"

@@ -4,6 +4,7 @@
 // index's elements with an odometer over its shape.
 #include <cstring>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"

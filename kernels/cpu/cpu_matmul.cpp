@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <cmath>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 

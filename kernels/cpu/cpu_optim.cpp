@@ -1,5 +1,6 @@
 // Fused optimizer steps: every parameter of a list updated in one call, element by element
 // with the shared math of kernels/optim_math.h.
+#include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"

@@ -6,6 +6,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 

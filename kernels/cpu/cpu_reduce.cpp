@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 

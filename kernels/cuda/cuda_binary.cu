@@ -1,5 +1,6 @@
 // Binary elementwise ops and comparisons on CUDA, operands broadcast to the output's shape
 // (zero strides). ReluBackward is fn::ReluBackward here too: one NaN rule on both devices.
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/elementwise_dispatch.h"
 

@@ -1,5 +1,6 @@
 // Tensor-scalar forms of the binary ops and comparisons: the scalar takes the tensor's
 // dtype and is bound into the functor, which then runs as a unary map.
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/elementwise_dispatch.h"

@@ -1,4 +1,5 @@
 // copy (with dtype conversion, strided source and destination) and where on CUDA.
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 

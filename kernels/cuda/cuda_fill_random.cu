@@ -1,6 +1,7 @@
 // fill, arange and the Philox draws on CUDA. Draws use kernels/philox.h like the CPU, so
 // the same seed gives the same numbers on both devices: each thread draws one counter's
 // four words and writes the (up to) four elements they make.
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/philox.h"

@@ -2,6 +2,7 @@
 // is checked in the kernel: a bad one is skipped and reported through the device flag, and
 // the op raises IndexError naming itself at the next synchronisation (DESIGN.md). The
 // accumulating ops use atomics, so repeated indices sum (in no fixed order).
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 
 namespace ember {

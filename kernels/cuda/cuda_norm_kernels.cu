@@ -5,6 +5,7 @@
 // second one once the sums are known (training). Normalising is elementwise.
 #include <cub/block/block_reduce.cuh>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/cuda/cuda_norm_kernels.h"
 #include "ember/kernels/functors.h"

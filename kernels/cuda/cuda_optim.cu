@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/optim_math.h"
 

@@ -1,4 +1,5 @@
 // The max positions of max_pool2d and the gradients of both poolings (see cuda_pool_kernels.h).
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/cuda/cuda_pool_kernels.h"
 

@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_allocator.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/functors.h"

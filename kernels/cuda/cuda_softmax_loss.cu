@@ -6,6 +6,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/functors.h"
 

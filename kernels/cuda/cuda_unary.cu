@@ -1,5 +1,6 @@
 // Unary elementwise ops on CUDA: each op is a functor from kernels/functors.h (shared with
 // the CPU) run by the loops of cuda_loops.cuh, relu included (one NaN rule on both devices).
+#include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/elementwise_dispatch.h"
 

@@ -61,7 +61,7 @@ TEST(MixedDevice, SameOpsWorkOnOneEmulatedDevice) {
 TEST(MixedDevice, NamedParametersGetTheHint) {
   ember::test::EmulatedCuda emu(1);
   Tensor w = ones({3, 4});
-  w.impl()->name = "fc.weight";
+  w.set_name("fc.weight");
   Tensor x = ones({2, 4}, Device::cuda(0));
   EXPECT_THROW_LINE(linear(x, w), DeviceMismatchError,
                     "tensors on different devices: linear got input on cuda:0 and weight (fc.weight) on "

@@ -1,0 +1,46 @@
+#pragma once
+// Internal (not installed): core's and autograd's write access to the state behind a Tensor.
+// Users, nn and data reach a tensor only through Tensor's methods and the op front-ends.
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "ember/core/tensor.h"
+
+namespace ember::detail {
+
+struct TensorImplAccess {
+  /// A new tensor (no autograd record) over storage, with the given geometry and dtype.
+  static Tensor make(std::shared_ptr<Storage> storage, Shape shape, Shape strides, int64_t offset,
+                     DType dtype) {
+    auto impl = std::make_shared<TensorImpl>();
+    impl->storage_ = std::move(storage);
+    impl->shape_ = std::move(shape);
+    impl->strides_ = std::move(strides);
+    impl->offset_ = offset;
+    impl->dtype_ = dtype;
+    return Tensor(std::move(impl));
+  }
+  static const std::shared_ptr<TensorImpl>& impl(const Tensor& t) { return t.impl_; }
+  static const std::shared_ptr<Storage>& storage(const Tensor& t) { return t.impl_->storage_; }
+  /// dst takes src's storage, strides, offset and dtype; its shape and autograd state stay.
+  static void share_data(const Tensor& dst, const Tensor& src) {
+    TensorImpl& d = *dst.impl_;
+    d.storage_ = src.impl_->storage_;
+    d.strides_ = src.impl_->strides_;
+    d.offset_ = src.impl_->offset_;
+    d.dtype_ = src.impl_->dtype_;
+  }
+  /// Records fn as the node that computed t; null makes t a leaf that does not require grad.
+  static void set_grad_fn(const Tensor& t, std::shared_ptr<Node> fn) {
+    t.impl_->requires_grad_ = fn != nullptr;
+    t.impl_->grad_fn_ = std::move(fn);
+  }
+  /// A leaf's AccumulateGrad (autograd makes it on first use and keeps it only weakly).
+  static std::weak_ptr<Node>& grad_accumulator(const Tensor& t) { return t.impl_->grad_accumulator_; }
+  /// The gradient slot of a leaf that an AccumulateGrad holds.
+  static Tensor& grad(TensorImpl& leaf) { return leaf.grad_; }
+  static std::shared_ptr<const TensorOwner> owner(const Tensor& t) { return t.impl_->owner_.lock(); }
+};
+
+}  // namespace ember::detail
