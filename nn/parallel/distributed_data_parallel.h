@@ -93,7 +93,8 @@ class EMBER_API DistributedDataParallel : public Module {
   void begin_reduction();
   void mark_ready(size_t param);
   void launch_ready_buckets();
-  void finish_reduction();
+  void finish_reduction(bool during_backward);
+  void check_all_parameters_used(int64_t missing);
   void refuse_unfinished_reduction();
 
   std::shared_ptr<Module> module_;
