@@ -48,7 +48,8 @@ class EMBER_API DistributedDataParallel : public Module {
                                    ProcessGroup& group = ProcessGroup::world(),
                                    DistributedDataParallelOptions options = {});
 
-  /// The wrapped module's forward.
+  /// The wrapped module's forward. DistributedError when the previous backward threw after it
+  /// had started averaging (the ranks may no longer be in step).
   Tensor forward(const Tensor& input) override;
 
   ~DistributedDataParallel() override;
