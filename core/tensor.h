@@ -112,7 +112,7 @@ class EMBER_API Tensor {
   [[nodiscard]] Tensor detach() const;
   /// Runs hook(*this) each time a backward has summed this leaf's gradient into .grad, after
   /// the sum (once per backward), hooks in registration order. AutogradError unless this is a
-  /// leaf that requires grad. An Ember error a hook throws leaves backward as it is; any other
+  /// leaf that requires grad. An Ember error from a hook leaves backward unchanged; any other
   /// exception becomes an AutogradError naming the leaf. Either way .grad keeps the sum.
   HookHandle register_post_accumulate_grad_hook(PostAccumulateGradHook hook) const;
 
