@@ -2,6 +2,7 @@
 // Ember: tensors that know their device, reverse-mode autograd, CPU (Eigen) and CUDA
 // backends, nn modules, optimizers and data loading. Include as <ember/ember.h>.
 #include "ember/core/autograd/grad_mode.h"
+#include "ember/core/autograd/hooks.h"
 #include "ember/core/autograd/node.h"
 #include "ember/core/backend_registry.h"
 #include "ember/core/checked_math.h"

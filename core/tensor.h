@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/core/array_view.h"
+#include "ember/core/autograd/hooks.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
@@ -110,6 +111,11 @@ class EMBER_API Tensor {
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
   /// A view that shares storage but is cut from the graph.
   [[nodiscard]] Tensor detach() const;
+  /// Runs hook(*this) each time a backward has summed this leaf's gradient into .grad, after
+  /// the sum (once per backward), hooks in registration order. AutogradError unless this is a
+  /// leaf that requires grad. An Ember error from a hook leaves backward unchanged; any other
+  /// exception becomes an AutogradError naming the leaf. Either way .grad keeps the sum.
+  HookHandle register_post_accumulate_grad_hook(PostAccumulateGradHook hook) const;
 
   // ---- views (share storage and version) ----
   Tensor view(const Shape& shape) const;
@@ -181,6 +187,7 @@ class EMBER_API TensorImpl {
   std::weak_ptr<Node> grad_accumulator_;    // leaves: the node that sums into grad
   std::string name_;                        // set by Module registration
   std::weak_ptr<const TensorOwner> owner_;  // the registering module, for device hints
+  std::shared_ptr<autograd::PostAccumulateGradHooks> post_accumulate_grad_hooks_;  // leaves, or null
 };
 
 inline const Shape& Tensor::shape() const { return impl_->shape_; }

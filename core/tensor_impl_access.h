@@ -41,6 +41,12 @@ struct TensorImplAccess {
   /// The gradient slot of a leaf that an AccumulateGrad holds.
   static Tensor& grad(TensorImpl& leaf) { return leaf.grad_; }
   static std::shared_ptr<const TensorOwner> owner(const Tensor& t) { return t.impl_->owner_.lock(); }
+  /// A handle of an existing tensor's state (autograd holds leaves weakly, by their state).
+  static Tensor wrap(std::shared_ptr<TensorImpl> impl) { return Tensor(std::move(impl)); }
+  /// A leaf's post-accumulate-grad hooks (null until one is registered).
+  static std::shared_ptr<autograd::PostAccumulateGradHooks>& post_accumulate_grad_hooks(TensorImpl& leaf) {
+    return leaf.post_accumulate_grad_hooks_;
+  }
 };
 
 }  // namespace ember::detail

@@ -1,14 +1,37 @@
 // The backward engine: an iterative topological sort (no recursion, so a 100,000-op chain
 // is fine), then the nodes in reverse order with recording off.
+#include <functional>
 #include <unordered_map>
+#include <vector>
 
 #include "ember/core/autograd/grad_mode.h"
+#include "ember/core/autograd/hooks.h"
 #include "ember/core/autograd/node.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 
 namespace ember::autograd {
+namespace {
+
+// The callbacks of the backward passes running on this thread, innermost last (a hook may
+// itself run a backward).
+thread_local std::vector<std::vector<std::function<void()>>*> t_callbacks;
+
+struct CallbackScope {
+  explicit CallbackScope(std::vector<std::function<void()>>* list) { t_callbacks.push_back(list); }
+  ~CallbackScope() { t_callbacks.pop_back(); }
+  CallbackScope(const CallbackScope&) = delete;
+  CallbackScope& operator=(const CallbackScope&) = delete;
+};
+
+}  // namespace
+
+void queue_callback(std::function<void()> fn) {
+  if (t_callbacks.empty()) raise<AutogradError>("queue_callback: no backward is running on this thread");
+  if (!fn) raise<ValueError>("queue_callback: the callback is empty");
+  t_callbacks.back()->push_back(std::move(fn));
+}
 
 void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   if (!root.defined()) raise<AutogradError>("backward: called on an undefined tensor");
@@ -59,6 +82,8 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   }
 
   NoGradGuard no_grad;
+  std::vector<std::function<void()>> callbacks;
+  CallbackScope scope(&callbacks);
   std::unordered_map<Node*, Tensor> pending;
   pending[start.get()] = grad;
   // Keep nodes alive while they run even if release() drops the last edge to them.
@@ -93,6 +118,17 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
       if (--deps[next] == 0) ready.push_back(e.fn);
     }
     if (!retain_graph) node->release();
+  }
+  // Indexed: a callback may queue another, which reallocates the list.
+  for (size_t i = 0; i < callbacks.size(); ++i) {
+    const std::function<void()> fn = std::move(callbacks[i]);
+    try {
+      fn();
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      raise<AutogradError>("a callback queued during backward threw: ", e.what());
+    }
   }
 }
 

@@ -79,6 +79,7 @@ std::vector<Tensor> AccumulateGrad::backward(const Tensor& grad_out) {
   } else {
     grad.add_(grad_out);
   }
+  autograd::run_post_accumulate_grad_hooks(leaf);
   return {};
 }
 

@@ -54,7 +54,7 @@ class EMBER_API Node {
   bool released_ = false;
 };
 
-/// Sums a gradient into a leaf's .grad.
+/// Sums a gradient into a leaf's .grad, then runs the leaf's post-accumulate-grad hooks.
 class EMBER_API AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(const Tensor& leaf);
@@ -75,6 +75,8 @@ EMBER_API void record(const Tensor& output, std::shared_ptr<Node> node,
 EMBER_API void record(const Tensor& output, std::shared_ptr<Node> node, const std::vector<Tensor>& inputs);
 /// Runs backward from root with the given gradient (see Tensor::backward).
 EMBER_API void backward(const Tensor& root, const Tensor& grad, bool retain_graph);
+/// Runs leaf's post-accumulate-grad hooks (AccumulateGrad, after the sum).
+EMBER_API void run_post_accumulate_grad_hooks(const std::shared_ptr<TensorImpl>& leaf);
 /// Sums grad over the dims that broadcasting expanded, to get back to shape.
 EMBER_API Tensor sum_to(const Tensor& grad, const Shape& shape);
 }  // namespace autograd

@@ -20,6 +20,7 @@ namespace ember::nn::parallel {
 namespace detail {
 class Transport;
 }
+class DistributedDataParallel;
 
 /// How all_reduce combines the ranks' values (torch.distributed.ReduceOp; ember::ReduceOp is
 /// the reduction ops' kind). Avg needs a floating dtype.
@@ -62,6 +63,7 @@ class EMBER_API ProcessGroup {
   explicit ProcessGroup(std::unique_ptr<detail::Transport> transport);
 
  private:
+  friend class DistributedDataParallel;  // starts its buckets' all-reduces on the transport
   void check_same_signature(const char* collective, const Tensor& t);
   std::unique_ptr<detail::Transport> transport_;
 };

@@ -7,6 +7,12 @@
 namespace ember::nn::parallel::detail {
 namespace {
 
+class Complete final : public PendingCollective {
+ public:
+  bool test() override { return true; }
+  void wait() override {}
+};
+
 class SingleProcessTransport final : public Transport {
  public:
   int rank() const override { return 0; }
@@ -18,6 +24,9 @@ class SingleProcessTransport final : public Transport {
     if (bytes > 0 && in != out) std::memcpy(out, in, static_cast<size_t>(bytes));
   }
   void barrier(const char*) override {}
+  std::unique_ptr<PendingCollective> start_all_reduce(void*, int64_t, DType, WireOp, const char*) override {
+    return std::make_unique<Complete>();
+  }
 };
 
 }  // namespace

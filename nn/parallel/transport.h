@@ -20,6 +20,19 @@ enum class WireOp { Sum, Max };
 /// and one that dies meanwhile ends the job through the launcher.
 enum class Arrival { Unknown, Confirmed };
 
+/// A collective started without waiting for it (Transport::start_all_reduce), to overlap it
+/// with other work. Its buffer must stay untouched until it completes.
+class PendingCollective {
+ public:
+  virtual ~PendingCollective() = default;
+  /// Lets the collective progress (MPI moves non-blocking collectives on inside its calls);
+  /// true once it is complete.
+  virtual bool test() = 0;
+  /// Completes it; DistributedError naming the rank and the collective when the other ranks
+  /// do not all take part before the deadline set when it started (the group is then broken).
+  virtual void wait() = 0;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -36,6 +49,10 @@ class Transport {
   virtual void all_gather(const void* in, void* out, int64_t bytes, Arrival arrival,
                           const char* collective) = 0;
   virtual void barrier(const char* collective) = 0;
+  /// Starts reducing count elements at data, in place, over every rank, without waiting: every
+  /// rank must start the same collectives in the same order. The deadline is now + timeout.
+  virtual std::unique_ptr<PendingCollective> start_all_reduce(void* data, int64_t count, DType dtype,
+                                                              WireOp op, const char* collective) = 0;
 
   /// How long a collective waits for the other ranks before DistributedError.
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};

@@ -11,6 +11,7 @@
 #include "ember/ember.h"
 #include "ember/nn/parallel/parallel.h"
 #include "support/expect.h"
+#include "support/two_branch_net.h"
 #include "training_case.h"
 
 using namespace ember;
@@ -149,14 +150,98 @@ TEST(DistributedDataParallelMpi, RanksWithDifferentModelsGetAClearErrorEverywher
       "DistributedDataParallel: the ranks hold different models: rank 1's parameter or buffer shapes");
 }
 
-TEST(DistributedDataParallelMpi, AParameterWithoutGradientIsAnErrorOnEveryRank) {
-  const test::TrainingData data = test::training_data();
-  auto net = seeded_net(3);
+TEST(DistributedDataParallelMpi, AParameterWithoutGradientIsAnErrorOnEveryRankAtTheEndOfBackward) {
+  manual_seed(3);
+  // Rank 1 skips branch b, as a forward pass that took the wrong path by mistake would.
+  const bool skips = world().rank() == 1;
+  auto net = std::make_shared<test::TwoBranchNet>(skips ? test::TwoBranchNet::Use::AOnly
+                                                        : test::TwoBranchNet::Use::AThenB);
   DistributedDataParallel ddp(net);
-  cross_entropy(ddp(data.images.narrow(0, 0, 2)), data.labels.narrow(0, 0, 2)).backward();
-  if (world().rank() == 1) net->fc->bias.set_grad(Tensor());  // as if fc.bias had been skipped
   EXPECT_THROW_MSG(
-      ddp.sync_gradients(), DistributedError,
-      std::string("DistributedDataParallel: parameter fc.bias got no gradient in this step on ") +
-          (world().rank() == 1 ? "this rank" : "another rank"));
+      ddp(tensor({{1.0, 2.0, 3.0}})).sum().backward(), DistributedError,
+      std::string("DistributedDataParallel: parameter b.weight got no gradient in this step on ") +
+          (skips ? "this rank" : "another rank"));
+  // Every rank completed every bucket before raising: the ranks are still in step.
+  net->use = test::TwoBranchNet::Use::AThenB;
+  net->zero_grad();
+  ddp(tensor({{1.0, 2.0, 3.0}})).sum().backward();
+  EXPECT_EQ(net->b->weight.grad().to_vector<float>(), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+}
+
+// The overlapped path (each bucket's all-reduce started from the hooks during backward, MPI's
+// non-blocking algorithm) and the reduction after backward (sync_gradients, MPI's blocking one)
+// reduce the same buffers: after five SGD steps the parameters are equal, bitwise for two ranks
+// (a + b is b + a); for more, the two algorithms may add in different orders.
+TEST(DistributedDataParallelMpi, OverlappedAveragingEqualsAveragingAfterBackward) {
+  const test::TrainingData data = test::training_data();
+  const auto [first, count] = test::shard_of(64, world().rank(), world().world_size());
+  nn::parallel::DistributedDataParallelOptions overlapped, after;
+  overlapped.bucket_bytes = after.bucket_bytes = 4096;  // several buckets
+  after.overlap_with_backward = false;
+  auto net_o = seeded_net(21), net_a = seeded_net(21);
+  DistributedDataParallel ddp_o(net_o, world(), overlapped), ddp_a(net_a, world(), after);
+  ASSERT_GT(ddp_o.bucket_sizes().size(), 2u);
+  nn::SGDOptions sgd;
+  sgd.lr = 0.05;
+  sgd.momentum = 0.5;
+  nn::SGD opt_o(net_o->parameters(), sgd), opt_a(net_a->parameters(), sgd);
+  const Tensor x = data.images.narrow(0, first, count), y = data.labels.narrow(0, first, count);
+  std::vector<size_t> in_order(ddp_o.bucket_sizes().size());
+  for (size_t b = 0; b < in_order.size(); ++b) in_order[b] = b;
+  for (int step = 0; step < 5; ++step) {
+    opt_o.zero_grad();
+    cross_entropy(ddp_o(x), y).backward();
+    EXPECT_EQ(ddp_o.launch_order(), in_order);
+    ddp_o.sync_gradients();  // already averaged: nothing to do
+    opt_o.step();
+
+    opt_a.zero_grad();
+    cross_entropy(ddp_a(x), y).backward();
+    ddp_a.sync_gradients();
+    opt_a.step();
+  }
+  const nn::NamedTensors o = net_o->named_parameters(), a = net_a->named_parameters();
+  const double tolerance = world().world_size() == 2 ? 0.0 : 1e-6;
+  for (size_t i = 0; i < o.size(); ++i)
+    expect_close(o[i].second, a[i].second, o[i].first, tolerance, tolerance);
+  EXPECT_NE(o[0].second.to_vector<float>(), seeded_net(21)->parameters()[0].to_vector<float>());
+}
+
+// Even ranks put branch a first in the sum, odd ranks branch b: backward reaches the parameters
+// in different orders, yet every rank starts the buckets (one per parameter) in one order.
+TEST(DistributedDataParallelMpi, BucketsStartInOneOrderWhateverOrderBackwardReachesThem) {
+  using Use = test::TwoBranchNet::Use;
+  const int w = world().world_size(), r = world().rank();
+  auto input_of = [](int rank) {
+    manual_seed(50 + static_cast<uint64_t>(rank));
+    return randn({2, 3});
+  };
+  manual_seed(4);
+  auto net = std::make_shared<test::TwoBranchNet>(r % 2 == 0 ? Use::AThenB : Use::BThenA);
+  nn::parallel::DistributedDataParallelOptions options;
+  options.bucket_bytes = 1;
+  DistributedDataParallel ddp(net, world(), options);
+  std::vector<int64_t> reached;
+  const nn::NamedTensors params = net->named_parameters();
+  std::vector<HookHandle> hooks;
+  for (size_t k = 0; k < params.size(); ++k)
+    hooks.push_back(params[k].second.register_post_accumulate_grad_hook(
+        [&reached, k](const Tensor&) { reached.push_back(static_cast<int64_t>(k)); }));
+  (ddp(input_of(r)) * ddp(input_of(r))).sum().backward();
+  for (HookHandle& h : hooks) h.remove();
+
+  EXPECT_EQ(ddp.launch_order(), (std::vector<size_t>{0, 1, 2, 3}));
+  const std::vector<Tensor> orders = world().all_gather(from_vector(reached));
+  EXPECT_NE(orders[0].to_vector<int64_t>(), orders[1].to_vector<int64_t>())
+      << "the ranks' orders should differ";
+  // The reference: every rank's loss, each divided by the world size, on one model.
+  manual_seed(4);
+  test::TwoBranchNet reference;
+  for (int q = 0; q < w; ++q) {
+    const Tensor out = reference(input_of(q));
+    ((out * out).sum() / static_cast<double>(w)).backward();
+  }
+  const nn::NamedTensors ref = reference.named_parameters();
+  for (size_t i = 0; i < params.size(); ++i)
+    expect_close(params[i].second.grad(), ref[i].second.grad(), params[i].first, 1e-5, 1e-5);
 }

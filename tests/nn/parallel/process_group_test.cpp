@@ -14,6 +14,7 @@
 #include "ember/nn/parallel/transport.h"
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
+#include "support/two_branch_net.h"
 
 using namespace ember;
 using ember::nn::parallel::AllReduceOp;
@@ -108,6 +109,41 @@ TEST(DistributedDataParallel, AMissingGradientIsAnErrorUnlessAllowed) {
   DistributedDataParallel lenient(net, ProcessGroup::world(), options);
   lenient.sync_gradients();
   EXPECT_EQ(net->weight.grad().to_vector<float>(), std::vector<float>(6, 0.0f));
+}
+
+TEST(DistributedDataParallel, AParameterUnusedInBackwardIsAnErrorAtItsEndUnlessAllowed) {
+  manual_seed(2);
+  auto net = std::make_shared<test::TwoBranchNet>(test::TwoBranchNet::Use::AOnly);
+  const Tensor x = tensor({{1.0, 2.0, 3.0}});
+  {
+    DistributedDataParallel strict(net);
+    EXPECT_THROW_MSG(strict(x).sum().backward(), DistributedError,
+                     "DistributedDataParallel: parameter b.weight got no gradient in this step on this rank "
+                     "(rank 0 of 1); every rank must use every parameter, or set allow_unused_parameters");
+    // The next step starts afresh.
+    net->use = test::TwoBranchNet::Use::AThenB;
+    strict(x).sum().backward();
+    EXPECT_EQ(strict.launch_order(), (std::vector<size_t>{0}));
+  }
+  net->zero_grad(/*set_to_none=*/true);
+  net->use = test::TwoBranchNet::Use::AOnly;
+  nn::parallel::DistributedDataParallelOptions options;
+  options.allow_unused_parameters = true;
+  options.bucket_bytes = 1;  // a bucket per parameter
+  DistributedDataParallel lenient(net, ProcessGroup::world(), options);
+  lenient(x).sum().backward();
+  EXPECT_EQ(net->b->weight.grad().to_vector<float>(), std::vector<float>(6, 0.0f));
+  EXPECT_EQ(net->a->weight.grad().to_vector<float>(), (std::vector<float>{1, 2, 3, 1, 2, 3}));
+  // Buckets b.bias, b.weight, a.bias, a.weight: those of b start only at the end of backward,
+  // and a's wait for them.
+  EXPECT_EQ(lenient.launch_order(), (std::vector<size_t>{0, 1, 2, 3}));
+}
+
+TEST(DistributedDataParallel, HooksLeaveWithTheWrapper) {
+  auto net = std::make_shared<nn::Linear>(3, 2);
+  { DistributedDataParallel ddp(net); }
+  (*net)(tensor({{1.0, 2.0, 3.0}})).sum().backward();  // no hook of the gone wrapper runs
+  EXPECT_EQ(net->weight.grad().to_vector<float>(), (std::vector<float>{1, 2, 3, 1, 2, 3}));
 }
 
 namespace {
