@@ -4,14 +4,17 @@ import json
 import subprocess
 
 
-def run_ember(binary, flt, repetitions):
+def run_ember(binary, flt, repetitions, interleave=False):
     """(name, seconds per iteration, paired ratio or None) per row, in the binary's own
     order; with repetitions > 1 the rows are
     repeated in random interleaved order and the median is kept, because on a small shared
-    machine one row's timing can drift by tens of percent from one second to the next."""
+    machine one row's timing can drift by tens of percent from one second to the next.
+    interleave shuffles the rows' order even for one repetition."""
     cmd = [binary, "--benchmark_format=json"]
     if flt:
         cmd.append("--benchmark_filter=" + flt)
+    if interleave and repetitions == 1:
+        cmd.append("--benchmark_enable_random_interleaving=true")
     if repetitions > 1:
         cmd += [f"--benchmark_repetitions={repetitions}", "--benchmark_enable_random_interleaving=true",
                 "--benchmark_report_aggregates_only=true"]

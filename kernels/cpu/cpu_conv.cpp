@@ -107,8 +107,11 @@ Geometry geometry(const Tensor& input, const Tensor& weight_or_grad_w, const Ten
                   p};
 }
 
-// How the batch is cut: chunks of `chunk` samples (one GEMM each), spread over `parts`
-// threads, each taking a contiguous run of chunks.
+// How the batch is cut: chunks of `chunk` samples (one GEMM each), grouped into `parts`
+// (contiguous runs of chunks) that the pool's threads claim one at a time. Several parts per
+// thread, so a thread that is slower (or lost its core) leaves its unclaimed parts to the
+// others; one part on one thread. The weight gradient keeps one partial sum per part, added
+// in part order, so a given thread count always gives the same bits.
 struct Split {
   int64_t chunk, chunks, parts;
 };
@@ -118,7 +121,8 @@ Split split(const Geometry& g) {
   Split s;
   s.chunk = std::clamp<int64_t>(kColumnTarget / per_sample, 1, std::max<int64_t>(g.N, 1));
   s.chunks = (g.N + s.chunk - 1) / s.chunk;
-  s.parts = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), s.chunks));
+  const int threads = get_num_threads();
+  s.parts = threads == 1 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads * kRangesPerThread, s.chunks));
   return s;
 }
 
