@@ -17,7 +17,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from compare_torch import TutorialCNN
+from torch_models import TutorialCNN
 
 
 def read_idx(path):

@@ -7,7 +7,8 @@
 // blocks back to the kernel on free: without the cache every step faulted in, and had the
 // kernel zero, all of its activations and gradients again (about a tenth of the small ResNet's
 // step under perf). The cache is bounded (kCacheLimit; past it a freed block goes straight
-// back), emptied when an allocation fails, and by Backend::empty_cache().
+// back; blocks over 16 MiB are never kept), emptied when an allocation fails, and by
+// Backend::empty_cache().
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -27,6 +28,9 @@ constexpr size_t kHugeThreshold = size_t{4} << 20;
 constexpr size_t kCacheMin = size_t{256} << 10;  // smaller blocks stay in malloc's arenas
 constexpr size_t kCacheGranule = size_t{64} << 10;
 constexpr size_t kCacheLimit = size_t{1} << 30;
+// Larger blocks are not kept: their page faults are small next to the work done on them, and
+// a big evaluation batch's activations, kept, would add to the peak memory of training.
+constexpr size_t kCacheMaxBlock = size_t{16} << 20;
 
 struct Block {
   size_t bytes, align;
@@ -41,11 +45,13 @@ Block block_for(size_t nbytes) {
   return {(std::max<size_t>(nbytes, 1) + granule - 1) / granule * granule, align};
 }
 
+bool cacheable(size_t bytes) { return bytes >= kCacheMin && bytes <= kCacheMaxBlock; }
+
 class CpuAllocator final : public Allocator {
  public:
   void* allocate(size_t nbytes, Device) override {
     const Block b = block_for(nbytes);
-    if (b.bytes >= kCacheMin) {
+    if (cacheable(b.bytes)) {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = cache_.find(b.bytes);
       if (it != cache_.end() && !it->second.empty()) {
@@ -69,7 +75,7 @@ class CpuAllocator final : public Allocator {
 
   void deallocate(void* ptr, size_t nbytes, Device) noexcept override {
     const Block b = block_for(nbytes);
-    if (ptr && b.bytes >= kCacheMin) {
+    if (ptr && cacheable(b.bytes)) {
       std::lock_guard<std::mutex> lock(mutex_);
       if (cached_bytes_ + b.bytes <= kCacheLimit) {
         try {
