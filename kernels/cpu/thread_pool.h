@@ -11,15 +11,18 @@
 // waits for a task that a worker has started.
 #include <cstdint>
 
+#include "ember/core/export.h"
+
 namespace ember::cpu {
 
 /// body(context, t) for every t in [0, tasks), each exactly once, spread over the caller and
 /// the pool's workers. Runs everything on the caller when tasks <= 1, when one thread is
 /// set, when called from inside a task (nested) or while another thread's job holds the pool.
 /// The first exception thrown by a task is rethrown here after every task has ended.
-void run_parallel(int64_t tasks, void (*body)(const void* context, int64_t task), const void* context);
+/// Exported (EMBER_API) for the tests; not an installed header.
+EMBER_API void run_parallel(int64_t tasks, void (*body)(const void* context, int64_t task), const void* context);
 
 /// How many threads run_parallel can use right now (the caller included).
-int parallel_width();
+EMBER_API int parallel_width();
 
 }  // namespace ember::cpu
