@@ -20,7 +20,8 @@ namespace ember::cpu {
 /// set, when called from inside a task (nested) or while another thread's job holds the pool.
 /// The first exception thrown by a task is rethrown here after every task has ended.
 /// Exported (EMBER_API) for the tests; not an installed header.
-EMBER_API void run_parallel(int64_t tasks, void (*body)(const void* context, int64_t task), const void* context);
+EMBER_API void run_parallel(int64_t tasks, void (*body)(const void* context, int64_t task),
+                            const void* context);
 
 /// How many threads run_parallel can use right now (the caller included).
 EMBER_API int parallel_width();
