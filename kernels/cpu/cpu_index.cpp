@@ -64,8 +64,11 @@ void walk(const Shape& shape, const Shape& strides, int dim, int64_t lo, int64_t
 void CpuBackend::index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
                               const char* op) {
   const Tensor x = contiguous(in), idx = contiguous(index);
+  check_indices(idx, x.size(dim), dim, op);
+  // Nothing to copy. Checked before the rows are counted: an empty tensor's other dims may
+  // be huge (2^53 x 0), and looping over them, or their product, would hang or overflow.
+  if (out.numel() == 0 || x.numel() == 0) return;
   const Rows r = rows_of(x.shape(), dim);
-  check_indices(idx, r.size, dim, op);
   const int64_t n = idx.numel();
   const size_t row = static_cast<size_t>(r.inner) * itemsize(x.dtype());
   const int64_t* ip = static_cast<const int64_t*>(idx.raw_data());
@@ -83,8 +86,9 @@ void CpuBackend::index_select(const Tensor& out, const Tensor& in, int dim, cons
 
 void CpuBackend::index_add(const Tensor& out, int dim, const Tensor& index, const Tensor& src) {
   const Tensor idx = contiguous(index), s = contiguous(src);
+  check_indices(idx, out.size(dim), dim, "index_add");
+  if (out.numel() == 0 || s.numel() == 0) return;  // nothing to add (see index_select)
   const Rows r = rows_of(out.shape(), dim);
-  check_indices(idx, r.size, dim, "index_add");
   const int64_t n = idx.numel();
   const int64_t* ip = static_cast<const int64_t*>(idx.raw_data());
   EMBER_DISPATCH_NUMERIC(out.dtype(), "index_add", [&] {

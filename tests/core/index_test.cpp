@@ -65,6 +65,21 @@ TEST(IndexSelect, PicksSlicesAndAddsGradientsOfRepeats) {
       values_near(index_select(arange(5, kInt64), 0, arange(0, 6, 2, kInt64).narrow(0, 1, 2)), {2, 4}, {2}));
 }
 
+TEST(IndexSelect, EmptyTensorsWithHugeDimsReturnAtOnce) {
+  // Found by fuzz_ops: x of shape [2^53, 0] (no elements) selected along dim 1 with an empty
+  // index; the backward's index_add looped over the 2^53 outer rows doing nothing (a hang in
+  // the sanitizer builds; an optimising build may drop the empty loop). The fuzz input is in
+  // tests/fuzz/corpus/ops/index_select_empty_huge_dim.
+  const int64_t huge = int64_t{1} << 53;
+  Tensor x = empty({huge, 0}).requires_grad_(true);
+  Tensor y = index_select(x, 1, empty({0}, kInt64));
+  EXPECT_EQ(y.shape(), (Shape{huge, 0}));
+  y.sum().backward();
+  EXPECT_EQ(x.grad().shape(), (Shape{huge, 0}));
+  // An index into a dim of size 0 still raises: the check runs before the early return.
+  EXPECT_THROW(index_select(empty({3, 0}), 1, tensor({0}, kInt64)), IndexError);
+}
+
 TEST(Gather, PicksAlongADimAndAddsGradientsOfRepeats) {
   Tensor x = tensor({{1, 2}, {3, 4}}).requires_grad_(true);
   Tensor idx = tensor({{0, 0}, {1, 0}}, kInt64);
