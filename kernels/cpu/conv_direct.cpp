@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ember/kernels/cpu/conv_buffers.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember::cpu {
@@ -64,12 +65,6 @@ void sample(const T* xp, const T* w, const T* b, T* o, int64_t C, int64_t Hp, in
     }
 }
 
-template <class T>
-T* padded_scratch(int64_t n) {
-  thread_local std::vector<T> buffer;
-  if (static_cast<int64_t>(buffer.size()) < n) buffer.resize(static_cast<size_t>(n));
-  return buffer.data();
-}
 }  // namespace
 
 template <class T>
@@ -90,11 +85,8 @@ void conv2d_direct(const T* x, const T* w, const T* b, T* out, int64_t N, int64_
     for (int64_t n = lo; n < hi; ++n) {
       const T* xn = x + n * C * H * W;
       if (pad_h || pad_w) {
-        T* xp = padded_scratch<T>(C * Hp * Wp);
-        std::fill(xp, xp + C * Hp * Wp, T(0));
-        for (int64_t c = 0; c < C; ++c)
-          for (int64_t h = 0; h < H; ++h)
-            std::copy(xn + (c * H + h) * W, xn + (c * H + h + 1) * W, xp + (c * Hp + h + pad_h) * Wp + pad_w);
+        T* xp = conv_scratch<T>(kConvColumns, C * Hp * Wp);
+        pad_sample(xn, xp, C, H, W, pad_h, pad_w);
         xn = xp;
       }
       sample(xn, w, b, out + n * Co * Ho * Wo, C, Hp, Wp, Co, kh, kw, Ho, Wo);

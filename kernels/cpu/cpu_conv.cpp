@@ -1,6 +1,8 @@
 // conv2d on the CPU: im2col with the batch folded into the columns, so each direction is an
-// Eigen GEMM (thin forward layers, as the tutorial's first, take conv_direct.h instead) ([C_out, C_in*kH*kW]
-// x [C_in*kH*kW, samples*H_out*W_out]) plus a cheap reshuffle to or from NCHW.
+// Eigen GEMM ([C_out, C_in*kH*kW] x [C_in*kH*kW, samples*H_out*W_out]) plus a cheap reshuffle
+// to or from NCHW. Two layer kinds take other routes: thin forward layers, as the tutorial's
+// first, conv_direct.h; stride-1 layers whose rows are wide next to the kernel, as the small
+// ResNet's 3x3 layers at 32x32 and 16x16, conv_shifted.h (in each direction it accepts).
 //
 // The batch is folded a few samples at a time: a chunk's columns are sized to stay in L2, so
 // im2col writes them and Eigen's packing reads them back without a trip to memory (folding
@@ -18,7 +20,9 @@
 #include "ember/core/dtype_dispatch.h"
 #include "ember/core/storage.h"
 #include "ember/core/threads.h"
+#include "ember/kernels/cpu/conv_buffers.h"
 #include "ember/kernels/cpu/conv_direct.h"
+#include "ember/kernels/cpu/conv_shifted.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 
@@ -34,32 +38,6 @@ using ConstColMat = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dyn
 
 // Column-buffer elements per GEMM that keep im2col's output in L2 for Eigen's packing.
 constexpr int64_t kColumnTarget = 64 * 1024;
-
-// Buffers that outlive the call, per thread: 0 columns, 1 the gradient in channel-major
-// order or the GEMM result, 2 the other threads' partial weight gradients.
-// A column buffer grows with C_in * kH * kW * H_out * W_out, which a large padding makes
-// large while the output stays small: it obeys the allocation limit as tensors do, and a
-// failed allocation is a typed error.
-template <class T>
-T* scratch(int slot, int64_t n) {
-  thread_local std::vector<T> buffers[3];
-  std::vector<T>& b = buffers[slot];
-  if (static_cast<int64_t>(b.size()) < n) {
-    const size_t bytes = static_cast<size_t>(checked_mul(n, sizeof(T), "conv2d"));
-    const size_t limit = allocation_limit();
-    if (limit != 0 && bytes > limit)
-      raise<OutOfMemoryError>("conv2d: a column buffer of ", bytes, " bytes exceeds the limit of ", limit,
-                              " bytes set by set_allocation_limit");
-    b.clear();
-    b.shrink_to_fit();
-    try {
-      b.resize(static_cast<size_t>(n));
-    } catch (const std::bad_alloc&) {
-      raise<OutOfMemoryError>("conv2d: CPU allocation of a ", bytes, "-byte column buffer failed");
-    }
-  }
-  return b.data();
-}
 
 // The output positions [o0, o1) whose input position o * stride - pad + k * dilation lies in
 // [0, size), and that input position for o = 0 (off).
@@ -303,17 +281,21 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
       cpu::conv2d_direct(x, w, b, o, g.N, g.C, g.H, g.W, g.Co, g.kh, g.kw, g.Ho, g.Wo, p);
       return;
     }
+    if (cpu::conv2d_shifted_fits(cpu::ShiftedPass::forward, g.C, g.Co, g.H, g.W, g.kh, g.kw, p)) {
+      cpu::conv2d_shifted(x, w, b, o, g.N, g.C, g.H, g.W, g.Co, g.kh, g.kw, p);
+      return;
+    }
     const int64_t K = g.K(), P = g.P();
     for_chunks(g, s, [&](int64_t, int64_t n0, int64_t nb) {
       const int64_t NP = nb * P;
       T* on = o + n0 * g.Co * P;
       // With one sample the GEMM's [C_out, P] result is already NCHW.
-      T* result = nb == 1 ? on : scratch<T>(1, g.Co * NP);
+      T* result = nb == 1 ? on : cpu::conv_scratch<T>(cpu::kConvResult, g.Co * NP);
       RowMat<T> res(result, g.Co, NP);
       if (K == 0) {
         res.setZero();
       } else {
-        T* col = scratch<T>(0, K * NP);
+        T* col = cpu::conv_scratch<T>(cpu::kConvColumns, K * NP);
         im2col(x + n0 * g.C * g.H * g.W, col, g, nb);
         res.noalias() = ConstRowMat<T>(w, g.Co, K) * ConstRowMat<T>(col, K, NP);
       }
@@ -342,13 +324,17 @@ void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& g
     T* gi = static_cast<T*>(grad_input.raw_data());
     const int64_t K = g.K(), P = g.P();
     if (K == 0) return;
+    if (cpu::conv2d_shifted_fits(cpu::ShiftedPass::backward_input, g.C, g.Co, g.H, g.W, g.kh, g.kw, p)) {
+      cpu::conv2d_shifted_backward_input(go, w, gi, g.N, g.C, g.H, g.W, g.Co, g.kh, g.kw, p);
+      return;
+    }
     for_chunks(g, s, [&](int64_t, int64_t n0, int64_t nb) {
       const int64_t NP = nb * P;
       const T* gon = go + n0 * g.Co * P;
       // With one sample the NCHW gradient is already channel-major.
-      T* buf = nb > 1 ? scratch<T>(1, g.Co * NP) : nullptr;
+      T* buf = nb > 1 ? cpu::conv_scratch<T>(cpu::kConvResult, g.Co * NP) : nullptr;
       if (buf) to_channel_major(gon, buf, nb, g.Co, P, static_cast<T*>(nullptr));
-      T* col = scratch<T>(0, K * NP);
+      T* col = cpu::conv_scratch<T>(cpu::kConvColumns, K * NP);
       RowMat<T>(col, K, NP).noalias() =
           ConstColMat<T>(w, K, g.Co) * ConstRowMat<T>(buf ? buf : gon, g.Co, NP);
       col2im(col, gi + n0 * g.C * g.H * g.W, g, nb);
@@ -366,10 +352,16 @@ void CpuBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor&
     const T* go = static_cast<const T*>(grad_out.raw_data());
     const T* x = static_cast<const T*>(input.raw_data());
     const bool with_bias = grad_bias.defined();
+    if (cpu::conv2d_shifted_fits(cpu::ShiftedPass::backward_weight, g.C, g.Co, g.H, g.W, g.kh, g.kw, p)) {
+      cpu::conv2d_shifted_backward_weight(go, x, static_cast<T*>(grad_weight.raw_data()),
+                                          with_bias ? static_cast<T*>(grad_bias.raw_data()) : nullptr, g.N,
+                                          g.C, g.H, g.W, g.Co, g.kh, g.kw, p);
+      return;
+    }
     const int64_t K = g.K(), P = g.P(), stride = g.Co * K + g.Co;
     // Part 0 sums into the outputs; the others into partials added in part order afterwards,
     // so a given thread count always gives the same bits.
-    T* partials = s.parts > 1 ? scratch<T>(2, (s.parts - 1) * stride) : nullptr;
+    T* partials = s.parts > 1 ? cpu::conv_scratch<T>(cpu::kConvPartials, (s.parts - 1) * stride) : nullptr;
     auto weight_acc = [&](int64_t part) {
       return part == 0 ? static_cast<T*>(grad_weight.raw_data()) : partials + (part - 1) * stride;
     };
@@ -384,10 +376,10 @@ void CpuBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor&
     for_chunks(g, s, [&](int64_t part, int64_t n0, int64_t nb) {
       const int64_t NP = nb * P;
       const T* gon = go + n0 * g.Co * P;
-      T* buf = nb > 1 ? scratch<T>(1, g.Co * NP) : nullptr;
+      T* buf = nb > 1 ? cpu::conv_scratch<T>(cpu::kConvResult, g.Co * NP) : nullptr;
       if (buf || with_bias) to_channel_major(gon, buf, nb, g.Co, P, bias_acc(part));
       if (K == 0) return;
-      T* col = scratch<T>(0, K * NP);
+      T* col = cpu::conv_scratch<T>(cpu::kConvColumns, K * NP);
       im2col(x + n0 * g.C * g.H * g.W, col, g, nb);
       // col viewed column-major is col^T [samples * P, K].
       RowMat<T>(weight_acc(part), g.Co, K).noalias() +=

@@ -159,11 +159,11 @@ TEST(CheckedMath, ConvColumnBuffersObeyTheAllocationLimit) {
   const Tensor x = ones({4, 8, 2, 2}), w = ones({1, 8, 3, 3});
   set_allocation_limit(size_t{64} << 20);
   EXPECT_THROW_MSG(conv2d(x.narrow(0, 0, 1), w, Tensor(), 1, 1000), OutOfMemoryError,
-                   "conv2d: a column buffer of 1152000000 bytes exceeds the limit of 67108864 bytes");
+                   "conv2d: a scratch buffer of 1152000000 bytes exceeds the limit of 67108864 bytes");
   // On two threads the error crosses from a worker thread of the pool to the caller.
   const int threads = get_num_threads();
   set_num_threads(2);
-  EXPECT_THROW_MSG(conv2d(x, w, Tensor(), 1, 1000), OutOfMemoryError, "conv2d: a column buffer of ");
+  EXPECT_THROW_MSG(conv2d(x, w, Tensor(), 1, 1000), OutOfMemoryError, "conv2d: a scratch buffer of ");
   set_num_threads(threads);
   set_allocation_limit(0);
   EXPECT_TRUE(values_near(conv2d(ones({1, 1, 2, 2}), ones({1, 1, 1, 1}), Tensor(), 1, 1),

@@ -1,0 +1,66 @@
+#pragma once
+// Buffers the CPU convolutions keep between calls, and the zero-bordered copy of a sample that
+// the padded routes read. Internal to kernels/cpu.
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+#include "ember/core/checked_math.h"
+#include "ember/core/error.h"
+#include "ember/core/storage.h"
+
+namespace ember::cpu {
+
+/// Slots of conv_scratch. A slot's buffer is in use from one request to the next on the same
+/// thread, so two buffers needed at once take different slots.
+enum ConvSlot : int {
+  kConvColumns = 0,   // im2col's columns; the padded sample
+  kConvResult = 1,    // a GEMM result or a gradient in another layout
+  kConvPartials = 2,  // the calling thread's partial weight gradients
+  kConvWeights = 3,   // the calling thread's weights in another layout
+  kConvSlots = 4
+};
+
+/// n elements of T that outlive the call, per thread and slot; buffers only grow, so a training
+/// step allocates nothing here. A buffer can grow with the padding while the output stays
+/// small: it obeys the allocation limit as tensors do, and a failed allocation is a typed error.
+template <class T>
+T* conv_scratch(ConvSlot slot, int64_t n) {
+  thread_local std::vector<T> buffers[kConvSlots];
+  std::vector<T>& b = buffers[slot];
+  if (static_cast<int64_t>(b.size()) < n) {
+    const size_t bytes = static_cast<size_t>(checked_mul(n, sizeof(T), "conv2d"));
+    const size_t limit = allocation_limit();
+    if (limit != 0 && bytes > limit)
+      raise<OutOfMemoryError>("conv2d: a scratch buffer of ", bytes, " bytes exceeds the limit of ", limit,
+                              " bytes set by set_allocation_limit");
+    b.clear();
+    b.shrink_to_fit();
+    try {
+      b.resize(static_cast<size_t>(n));
+    } catch (const std::bad_alloc&) {
+      raise<OutOfMemoryError>("conv2d: CPU allocation of a ", bytes, "-byte scratch buffer failed");
+    }
+  }
+  return b.data();
+}
+
+/// xp[C, H + 2 ph, W + 2 pw] = x[C, H, W] inside a zero border (only the border is zeroed).
+template <class T>
+void pad_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t ph, int64_t pw) {
+  const int64_t Hp = H + 2 * ph, Wp = W + 2 * pw;
+  for (int64_t c = 0; c < C; ++c) {
+    T* plane = xp + c * Hp * Wp;
+    std::fill(plane, plane + ph * Wp + pw, T(0));
+    for (int64_t h = 0; h < H; ++h) {
+      T* row = plane + (h + ph) * Wp + pw;
+      std::copy(x + (c * H + h) * W, x + (c * H + h + 1) * W, row);
+      // The right border of this row and the left border of the next are adjacent.
+      std::fill(row + W, row + W + 2 * pw, T(0));
+    }
+    std::fill(plane + (H + ph) * Wp + pw, plane + Hp * Wp, T(0));
+  }
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,100 @@
+// conv2d's CPU routes besides im2col, against plain loops in double (support/naive_conv.h),
+// for shapes that take them.
+//
+// The direct route for thin layers (kernels/cpu/conv_direct.h: stride 1, few input channels
+// times taps, output rows of at least one vector register), forward only: odd widths (the
+// last register overlaps), output channel counts that leave remainders of the 4-channel
+// blocks, padding, no bias, float and double.
+//
+// The shifted-copy route (kernels/cpu/conv_shifted.h: stride 1, at least 8 channels read,
+// little width wasted) in all three directions: the forward output, the input gradient (the
+// flipped, transposed kernel with padding k - 1 - p), the weight and bias gradients. Shapes
+// take the route in every direction unless noted: padding on both sides, none, unequal
+// paddings and kernel sides, a kernel as large as the padding allows, 1 x 1; float and
+// double; one thread and two (the weight gradient then sums partials per run of samples).
+#include <gtest/gtest.h>
+
+#include "support/expect.h"
+#include "support/naive_conv.h"
+
+using namespace ember;
+
+namespace {
+
+struct Case {
+  Shape x, w;
+  int64_t ph, pw;
+  bool bias;
+};
+
+TEST(ConvThinLayers, DirectRouteMatchesANaiveLoop) {
+  manual_seed(11);
+  const std::vector<Case> cases = {
+      {{2, 1, 28, 28}, {10, 1, 5, 5}, 0, 0, true},   // the tutorial's conv1
+      {{1, 3, 32, 32}, {16, 3, 3, 3}, 1, 1, false},  // the small ResNet's stem
+      {{3, 2, 9, 37}, {7, 2, 3, 4}, 1, 2, true},     // 7 = 4 + 2 + 1 channels, odd width, padding
+      {{1, 1, 4, 17}, {5, 1, 1, 1}, 0, 0, true},     // one tap; 17 columns: overlapping tail
+      {{2, 4, 6, 40}, {3, 4, 2, 4}, 2, 0, true},     // 32 taps, the most the direct route takes
+  };
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    for (const Case& c : cases) {
+      const Tensor x = randn(c.x).to(dtype), w = randn(c.w).to(dtype);
+      const Tensor b = c.bias ? randn({c.w[0]}).to(dtype) : Tensor();
+      const Tensor y = conv2d(x, w, b, 1, IntPair(c.ph, c.pw));
+      const std::vector<double> expected = ember::test::NaiveConv(x, w, c.ph, c.pw).forward(b);
+      const double tol = dtype == DType::Float32 ? 2e-5 : 1e-12;
+      EXPECT_TRUE(ember::test::values_near(y, expected, y.shape(), tol))
+          << shape_str(c.x) << " * " << shape_str(c.w) << " " << dtype_name(dtype);
+    }
+  }
+}
+
+std::vector<double> bias_grad(const std::vector<double>& g, int64_t N, int64_t Co, int64_t plane) {
+  std::vector<double> gb(static_cast<size_t>(Co), 0.0);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t co = 0; co < Co; ++co)
+      for (int64_t p = 0; p < plane; ++p) gb[co] += g[(n * Co + co) * plane + p];
+  return gb;
+}
+
+TEST(ConvShifted, EveryDirectionMatchesPlainLoops) {
+  const std::vector<Case> cases = {
+      {{2, 8, 14, 14}, {9, 8, 3, 3}, 1, 1, false},    // the small ResNet's layers, scaled down
+      {{3, 10, 20, 21}, {8, 10, 2, 3}, 0, 0, true},   // no padding; the input gradient pads (1, 2)
+      {{2, 12, 24, 24}, {16, 12, 5, 3}, 2, 1, true},  // unequal kernel sides and paddings
+      {{1, 8, 18, 18}, {8, 8, 3, 3}, 2, 2, false},    // padding k - 1: the input gradient's is 0
+      {{2, 8, 5, 7}, {4, 8, 1, 1}, 0, 0, true},       // 1 x 1 (input gradient: 4 channels, im2col)
+  };
+  const int threads = get_num_threads();
+  for (int t : {1, 2}) {
+    set_num_threads(t);
+    for (DType dtype : {DType::Float32, DType::Float64}) {
+      const double tol = dtype == DType::Float32 ? 1e-4 : 1e-11;
+      for (const Case& c : cases) {
+        manual_seed(5);
+        Tensor x = randn(c.x).to(dtype).requires_grad_(true);
+        Tensor w = randn(c.w).to(dtype).requires_grad_(true);
+        Tensor b = c.bias ? randn({c.w[0]}).to(dtype).requires_grad_(true) : Tensor();
+        const Tensor y = conv2d(x, w, b, 1, IntPair(c.ph, c.pw));
+        const Tensor g = randn(y.shape()).to(dtype);
+        (y * g).sum().backward();
+
+        const ember::test::NaiveConv ref(x, w, c.ph, c.pw);
+        const std::vector<double> gv = g.to_vector<double>();
+        const std::string what = shape_str(c.x) + " * " + shape_str(c.w) + " " + dtype_name(dtype) + " on " +
+                                 std::to_string(t) + " threads";
+        EXPECT_TRUE(ember::test::values_near(y, ref.forward(b), y.shape(), tol)) << what;
+        EXPECT_TRUE(ember::test::values_near(x.grad(), ref.grad_input(gv), x.shape(), tol)) << what;
+        EXPECT_TRUE(ember::test::values_near(w.grad(), ref.grad_weight(gv), w.shape(), tol)) << what;
+        if (c.bias) {
+          EXPECT_TRUE(ember::test::values_near(b.grad(), bias_grad(gv, ref.N, ref.Co, ref.Ho * ref.Wo),
+                                               b.shape(), tol))
+              << what;
+        }
+      }
+    }
+  }
+  set_num_threads(threads);
+}
+
+}  // namespace
