@@ -75,8 +75,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
     raise<ShapeError>("conv2d: the kernel of weight ", shape_str(weight.shape()),
                       " is empty; kernel sizes must be >= 1");
   const IntPair extent = detail::dilated(op, IntPair(weight.size(2), weight.size(3)), dilation);
-  detail::check_window_fits(op, "dilated kernel", extent, padding, input,
-                            detail::concat(", weight ", shape_str(weight.shape())));
+  detail::check_window_fits(op, "dilated kernel", extent, padding, input, &weight);
 
   Conv2dParams p;
   p.stride_h = stride.h, p.stride_w = stride.w;

@@ -43,13 +43,15 @@ inline int64_t window_out(const char* op, int64_t size, int64_t extent, int64_t 
 }
 
 /// ShapeError "<op>: the <kind> [kh, kw] is larger than the padded input [H, W] (input <shape>)"
-/// when a window of extent (kh, kw) does not fit in the padded input.
+/// (with ", weight <shape>" when weight is given) when a window of extent (kh, kw) does not fit
+/// in the padded input. The message is only built when raised: this runs on every call.
 inline void check_window_fits(const char* op, const char* kind, IntPair extent, IntPair pad,
-                              const Tensor& input, const std::string& also = "") {
+                              const Tensor& input, const Tensor* weight = nullptr) {
   const int64_t H = padded(op, input.size(-2), pad.h), W = padded(op, input.size(-1), pad.w);
   if (extent.h > H || extent.w > W)
     raise<ShapeError>(op, ": the ", kind, " ", pair_str(extent), " is larger than the padded input [", H,
-                      ", ", W, "] (input ", shape_str(input.shape()), also, ")");
+                      ", ", W, "] (input ", shape_str(input.shape()),
+                      weight ? ", weight " + shape_str(weight->shape()) : std::string(), ")");
 }
 
 }  // namespace ember::detail

@@ -74,6 +74,10 @@ const std::vector<PoolGeo> kPoolGeometries = {
     {64, 10, 24, 24, 2, 2, 2, 2, 0, 0},  // the tutorial's first pool
     {64, 20, 8, 8, 2, 2, 2, 2, 0, 0},    // the tutorial's second pool
     {2, 3, 7, 5, 2, 2, 2, 2, 0, 0},      // odd sizes: the last row and column are dropped
+    {2, 2, 4, 35, 2, 2, 2, 2, 0, 0},     // 17 outputs a row: float chunks of 8 at 0, 8 and 9
+    {1, 3, 6, 18, 2, 2, 2, 2, 0, 0},     // 9 outputs: chunks at 0 and 1
+    {1, 2, 4, 15, 2, 2, 2, 2, 0, 0},     // 7 outputs, odd width: float chunks of 4 at 0 and 3
+    {2, 1, 2, 6, 2, 2, 2, 2, 0, 0},      // 3 outputs: the one-at-a-time loop
     {2, 3, 9, 8, 3, 3, 2, 2, 1, 1},      // 3x3, stride 2, padding 1
     {1, 4, 6, 7, 2, 3, 1, 2, 1, 1},      // rectangular kernel, mixed strides
     {3, 2, 5, 5, 3, 3, 1, 1, 1, 1},      // overlapping windows
@@ -149,6 +153,29 @@ TEST(MaxPool2d, NaNIsTheMaximum) {
   EXPECT_EQ(r.indices.item<int64_t>(), 1);
   x = tensor({{1, 2, 9}, {3, nan, 4}, {0, 0, 0}}).reshape({1, 1, 3, 3});
   EXPECT_TRUE(std::isnan(max_pool2d(x, 3).item<double>()));
+  // Rows wide enough for the vector chunks (8 and 4 windows), in float and double: NaN in
+  // each of a window's four places, two NaNs (the first wins), after a larger value.
+  for (DType dtype : {kFloat32, kFloat64})
+    for (int64_t windows : {8, 4}) {
+      std::vector<double> top(static_cast<size_t>(2 * windows), 0.0), bottom = top;
+      top[0] = nan;                 // window 0: a
+      top[3] = nan;                 // window 1: b
+      bottom[4] = nan;              // window 2: c
+      bottom[7] = nan, top[7] = 5;  // window 3: d, after 5 in b
+      std::vector<double> values = top;
+      values.insert(values.end(), bottom.begin(), bottom.end());
+      if (windows == 8) values[1] = nan;  // window 0 again: a wins over b
+      const auto r = max_pool2d_with_indices(from_vector(values, {1, 1, 2, 2 * windows}).to(dtype), 2);
+      const auto v = r.values.to_vector<double>();
+      const auto i = r.indices.to_vector<int64_t>();
+      const int64_t W = 2 * windows;
+      for (int k = 0; k < 4; ++k) EXPECT_TRUE(std::isnan(v[k])) << k << " " << dtype_name(dtype);
+      EXPECT_EQ(i[0], 0);
+      EXPECT_EQ(i[1], 3);
+      EXPECT_EQ(i[2], W + 4);
+      EXPECT_EQ(i[3], W + 7);
+      for (int64_t k = 4; k < windows; ++k) EXPECT_EQ(v[k], 0.0) << k;
+    }
 }
 
 TEST(MaxPool2d, Errors) {
