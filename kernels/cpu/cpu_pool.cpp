@@ -148,8 +148,12 @@ inline void max_chunk_2x2(const float* r0, const float* r1, float* out, int64_t*
   best = blend(take, d, best);
   at = blend_bits(take, I{} + (W + 1), at);
   std::memcpy(out, &best, sizeof(F));
-  L flat = __builtin_convertvector(at, L);
-  for (int k = 0; k < V; ++k) flat[k] += first + 2 * k;
+  L even;  // each lane's a: first, first + 2, ...
+  if constexpr (V == 8)
+    even = L{0, 2, 4, 6, 8, 10, 12, 14} + first;
+  else
+    even = L{0, 2, 4, 6} + first;
+  const L flat = __builtin_convertvector(at, L) + even;
   std::memcpy(idx, &flat, sizeof(L));
 }
 
