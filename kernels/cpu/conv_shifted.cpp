@@ -133,7 +133,12 @@ bool conv2d_shifted_fits(ShiftedPass pass, int64_t C, int64_t Co, int64_t H, int
   // The weight gradient's GEMMs are as deep as the output is large; the others only as deep
   // as the channels read.
   if (pass != ShiftedPass::backward_weight && g.C < kMinChannels) return false;
-  return g.L * 100 <= g.Ho * g.Wo * (100 + kMaxWastePercent);
+  // Positions computed against those the forward convolution computes: the input gradient
+  // also multiplies the zeros of its padding k - 1 - p, which the column route skips, so a
+  // layer padded less than k - 1 - p (as the tutorial's conv2, unpadded 5x5 on 12x12: 2.25
+  // times the work) stays there.
+  const int64_t useful = pass == ShiftedPass::backward_input ? g.H * g.W : g.Ho * g.Wo;
+  return g.L * 100 <= useful * (100 + kMaxWastePercent);
 }
 
 template <class T>

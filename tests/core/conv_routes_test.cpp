@@ -60,7 +60,7 @@ std::vector<double> bias_grad(const std::vector<double>& g, int64_t N, int64_t C
 TEST(ConvShifted, EveryDirectionMatchesPlainLoops) {
   const std::vector<Case> cases = {
       {{2, 8, 14, 14}, {9, 8, 3, 3}, 1, 1, false},    // the small ResNet's layers, scaled down
-      {{3, 10, 20, 21}, {8, 10, 2, 3}, 0, 0, true},   // no padding; the input gradient pads (1, 2)
+      {{3, 10, 20, 21}, {8, 10, 2, 3}, 0, 0, true},   // no padding (the input gradient takes im2col)
       {{2, 12, 24, 24}, {16, 12, 5, 3}, 2, 1, true},  // unequal kernel sides and paddings
       {{1, 8, 18, 18}, {8, 8, 3, 3}, 2, 2, false},    // padding k - 1: the input gradient's is 0
       {{2, 8, 5, 7}, {4, 8, 1, 1}, 0, 0, true},       // 1 x 1 (input gradient: 4 channels, im2col)
