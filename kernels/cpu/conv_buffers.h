@@ -1,6 +1,6 @@
 #pragma once
-// Buffers the CPU convolutions keep between calls, and the zero-bordered copy of a sample that
-// the padded routes read. Internal to kernels/cpu.
+// Buffers the CPU convolutions keep between calls, short row copies, and the zero-bordered
+// copy of a sample that the padded routes read. Internal to kernels/cpu.
 #include <algorithm>
 #include <cstdint>
 #include <new>
@@ -46,6 +46,39 @@ T* conv_scratch(ConvSlot slot, int64_t n) {
   return b.data();
 }
 
+// Elements of T in one AVX register.
+template <class T>
+constexpr int64_t kRunLanes = 32 / sizeof(T);
+
+// One AVX register of T, unaligned and allowed to alias T (as the compiler's own __m256_u),
+// so a run moves with single 32-byte loads and stores: a 32-byte memcpy is expanded as two
+// 16-byte moves under -mtune=znver3, and rows here are often one register long.
+template <class T>
+struct VecOf {
+  typedef T type __attribute__((vector_size(32), aligned(sizeof(T)), may_alias));
+};
+template <class T>
+using Vec = typename VecOf<T>::type;
+
+template <class T>
+inline void copy_vec(T* d, const T* s) {
+  *reinterpret_cast<Vec<T>*>(d) = *reinterpret_cast<const Vec<T>*>(s);
+}
+
+/// d[0, n) = s[0, n) for a short run (an output row): whole registers, the last one
+// overlapping its predecessor, rather than a memcpy call or a loop with a scalar tail.
+template <class T>
+inline void copy_run(T* d, const T* s, int64_t n) {
+  constexpr int64_t V = kRunLanes<T>;
+  if (n < V) {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+    return;
+  }
+  int64_t i = 0;
+  for (; i + V <= n; i += V) copy_vec(d + i, s + i);
+  if (i < n) copy_vec(d + n - V, s + n - V);
+}
+
 /// xp[C, H + 2 ph, W + 2 pw] = x[C, H, W] inside a zero border (only the border is zeroed).
 template <class T>
 void pad_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t ph, int64_t pw) {
@@ -55,7 +88,7 @@ void pad_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t ph, 
     std::fill(plane, plane + ph * Wp + pw, T(0));
     for (int64_t h = 0; h < H; ++h) {
       T* row = plane + (h + ph) * Wp + pw;
-      std::copy(x + (c * H + h) * W, x + (c * H + h + 1) * W, row);
+      copy_run(row, x + (c * H + h) * W, W);
       // The right border of this row and the left border of the next are adjacent.
       std::fill(row + W, row + W + 2 * pw, T(0));
     }

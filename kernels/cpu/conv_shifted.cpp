@@ -105,7 +105,7 @@ void forward_sample(const T* x, const T* rows, const T* b, T* out, const Geometr
       if (b)
         for (int64_t ow = 0; ow < g.Wo; ++ow) dst[ow] = src[ow] + b[co];
       else
-        std::copy(src, src + g.Wo, dst);
+        copy_run(dst, src, g.Wo);
     }
 }
 
@@ -195,7 +195,7 @@ void conv2d_shifted_backward_weight(const T* go, const T* x, T* gw, T* gb, int64
         for (int64_t co = 0; co < Co; ++co) {
           for (int64_t oh = 0; oh < g.Ho; ++oh) {
             T* dst = gp + co * g.L + oh * g.Wp;
-            std::copy(gon + (co * g.Ho + oh) * g.Wo, gon + (co * g.Ho + oh + 1) * g.Wo, dst);
+            copy_run(dst, gon + (co * g.Ho + oh) * g.Wo, g.Wo);
             if (oh + 1 < g.Ho) std::fill(dst + g.Wo, dst + g.Wp, T(0));
           }
           if (gb)

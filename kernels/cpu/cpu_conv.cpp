@@ -116,41 +116,39 @@ void for_chunks(const Geometry& g, const Split& s, const F& f) {
   });
 }
 
-// Elements of T in one AVX register.
-template <class T>
-constexpr int64_t kLanes = 32 / sizeof(T);
+using cpu::copy_run;
+using cpu::copy_vec;
+using cpu::kRunLanes;
+using cpu::Vec;
 
-// One AVX register of T, unaligned and allowed to alias T (as the compiler's own __m256_u),
-// so a run moves with single 32-byte loads and stores: a 32-byte memcpy is expanded as two
-// 16-byte moves under -mtune=znver3, and rows here are often one register long.
-template <class T>
-struct VecOf {
-  typedef T type __attribute__((vector_size(32), aligned(sizeof(T)), may_alias));
-};
-template <class T>
-using Vec = typename VecOf<T>::type;
-
-template <class T>
-inline void copy_vec(T* d, const T* s) {
-  *reinterpret_cast<Vec<T>*>(d) = *reinterpret_cast<const Vec<T>*>(s);
-}
 template <class T>
 inline void add_vec(T* d, const T* s) {
   *reinterpret_cast<Vec<T>*>(d) += *reinterpret_cast<const Vec<T>*>(s);
 }
 
-// d[0, n) = s[0, n) for a short run (an output row): whole registers, the last one
-// overlapping its predecessor, rather than a memcpy call or a loop with a scalar tail.
+// d[i] = s[2 i] for i in [0, n): a stride-2 layer's row (the small ResNet's downsampling
+// convolutions), a register of outputs from two loads and one shuffle rather than one element
+// at a time. The second load starts one element early, so that no chunk reads past s[2 n - 2];
+// a row of fewer than one register goes one at a time, and the last chunk is moved back to end
+// at n, overlapping its predecessor.
 template <class T>
-inline void copy_run(T* d, const T* s, int64_t n) {
-  constexpr int64_t V = kLanes<T>;
+inline void copy_even(T* d, const T* s, int64_t n) {
+  constexpr int64_t V = kRunLanes<T>;
   if (n < V) {
-    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+    for (int64_t i = 0; i < n; ++i) d[i] = s[2 * i];
     return;
   }
-  int64_t i = 0;
-  for (; i + V <= n; i += V) copy_vec(d + i, s + i);
-  if (i < n) copy_vec(d + n - V, s + n - V);
+  for (int64_t i = 0; i < n; i += V) {
+    const int64_t at = std::min(i, n - V);
+    const Vec<T> lo = *reinterpret_cast<const Vec<T>*>(s + 2 * at);
+    const Vec<T> hi = *reinterpret_cast<const Vec<T>*>(s + 2 * at + V - 1);
+    Vec<T> even;
+    if constexpr (V == 8)
+      even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 9, 11, 13, 15);
+    else
+      even = __builtin_shufflevector(lo, hi, 0, 2, 5, 7);
+    *reinterpret_cast<Vec<T>*>(d + at) = even;
+  }
 }
 
 // rows x n block copy (Op::copy) or accumulation (Op::add) between row strides ds and ss.
@@ -159,7 +157,7 @@ inline void copy_run(T* d, const T* s, int64_t n) {
 enum class Op { copy, add };
 template <Op op, class T>
 void block(T* d, int64_t ds, const T* s, int64_t ss, int64_t rows, int64_t n) {
-  constexpr int64_t V = kLanes<T>;
+  constexpr int64_t V = kRunLanes<T>;
   auto vec = [](T* dv, const T* sv) {
     if constexpr (op == Op::copy)
       copy_vec(dv, sv);
@@ -229,6 +227,8 @@ void im2col(const T* x, T* col, const Geometry& g, int64_t nb) {
           // With no valid column, q.off may lie far outside the row: not even formed.
           if (q.o1 > q.o0 && sw == 1)
             copy_run(d + q.o0, row + q.o0 + q.off, q.o1 - q.o0);
+          else if (q.o1 > q.o0 && sw == 2)
+            copy_even(d + q.o0, row + 2 * q.o0 + q.off, q.o1 - q.o0);
           else if (q.o1 > q.o0)
             for (int64_t ow = q.o0; ow < q.o1; ++ow) d[ow] = row[ow * sw + q.off];
           for (int64_t ow = q.o1; ow < g.Wo; ++ow) d[ow] = 0;

@@ -96,6 +96,8 @@ const std::vector<Geo> kGeometries = {
     {1, 2, 8, 5, 2, 2, 3, 2, 1, 0, 1, 3, 1},      // asymmetric everything
     {2, 3, 7, 7, 2, 3, 3, 1, 1, 4, 4, 1, 1},      // padding wider than the kernel
     {5, 2, 3, 9, 3, 1, 4, 1, 3, 0, 2, 1, 2},      // one-row kernel, wide dilation
+    {2, 3, 20, 37, 4, 3, 3, 2, 2, 1, 1, 1, 1},    // stride 2, 19 outputs a row: register-wide copies
+    {2, 4, 16, 18, 3, 1, 1, 2, 2, 0, 0, 1, 1},    // 1x1, stride 2 (a downsampling shortcut), 9 a row
 };
 
 }  // namespace
