@@ -3,6 +3,7 @@
 // copy of a sample that the padded routes read. Internal to kernels/cpu.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -79,20 +80,41 @@ inline void copy_run(T* d, const T* s, int64_t n) {
   if (i < n) copy_vec(d + n - V, s + n - V);
 }
 
+/// d[0, n) = 0 for a short run (a border, a row's padding): whole registers, the last one
+/// overlapping, and below one register stores of 4, 2 and 1 elements. std::fill and plain
+/// loops become a memset call, whose cost for the one or two elements of a padded row's
+/// border was most of the padded copy's time.
+template <class T>
+inline void zero_run(T* d, int64_t n) {
+  constexpr int64_t V = kRunLanes<T>;
+  const Vec<T> zero = {};
+  if (n >= V) {
+    int64_t i = 0;
+    for (; i + V <= n; i += V) *reinterpret_cast<Vec<T>*>(d + i) = zero;
+    if (i < n) *reinterpret_cast<Vec<T>*>(d + n - V) = zero;
+    return;
+  }
+  const T zeros[V] = {};
+  int64_t i = 0;
+  if (n & 4) std::memcpy(d + i, zeros, 4 * sizeof(T)), i += 4;
+  if (n & 2) std::memcpy(d + i, zeros, 2 * sizeof(T)), i += 2;
+  if (n & 1) d[i] = T(0);
+}
+
 /// xp[C, H + 2 ph, W + 2 pw] = x[C, H, W] inside a zero border (only the border is zeroed).
 template <class T>
 void pad_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t ph, int64_t pw) {
   const int64_t Hp = H + 2 * ph, Wp = W + 2 * pw;
   for (int64_t c = 0; c < C; ++c) {
     T* plane = xp + c * Hp * Wp;
-    std::fill(plane, plane + ph * Wp + pw, T(0));
+    zero_run(plane, ph * Wp + pw);
     for (int64_t h = 0; h < H; ++h) {
       T* row = plane + (h + ph) * Wp + pw;
       copy_run(row, x + (c * H + h) * W, W);
       // The right border of this row and the left border of the next are adjacent.
-      std::fill(row + W, row + W + 2 * pw, T(0));
+      zero_run(row + W, 2 * pw);
     }
-    std::fill(plane + (H + ph) * Wp + pw, plane + Hp * Wp, T(0));
+    zero_run(plane + (H + ph) * Wp + pw, Hp * Wp - (H + ph) * Wp - pw);
   }
 }
 

@@ -196,7 +196,7 @@ void conv2d_shifted_backward_weight(const T* go, const T* x, T* gw, T* gb, int64
           for (int64_t oh = 0; oh < g.Ho; ++oh) {
             T* dst = gp + co * g.L + oh * g.Wp;
             copy_run(dst, gon + (co * g.Ho + oh) * g.Wo, g.Wo);
-            if (oh + 1 < g.Ho) std::fill(dst + g.Wo, dst + g.Wp, T(0));
+            if (oh + 1 < g.Ho) zero_run(dst + g.Wo, g.Wp - g.Wo);
           }
           if (gb)
             acc[weights + co] +=

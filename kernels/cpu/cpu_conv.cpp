@@ -120,6 +120,7 @@ using cpu::copy_run;
 using cpu::copy_vec;
 using cpu::kRunLanes;
 using cpu::Vec;
+using cpu::zero_run;
 
 template <class T>
 inline void add_vec(T* d, const T* s) {
@@ -212,8 +213,8 @@ void im2col(const T* x, T* col, const Geometry& g, int64_t nb) {
     for (int64_t n = 0; n < nb; ++n) {
       const T* plane = x + (n * g.C + c) * HW;
       T* dst = col + k * NP + n * P;
-      std::fill(dst, dst + r.o0 * g.Wo, T(0));
-      std::fill(dst + r.o1 * g.Wo, dst + P, T(0));
+      zero_run(dst, r.o0 * g.Wo);
+      zero_run(dst + r.o1 * g.Wo, P - r.o1 * g.Wo);
       if (r.o1 == r.o0) continue;
       const T* src = plane + (r.o0 * sh + r.off) * g.W;
       const int64_t pitch = row_pitch(r, sh, g.W);
@@ -223,7 +224,7 @@ void im2col(const T* x, T* col, const Geometry& g, int64_t nb) {
         for (int64_t oh = r.o0; oh < r.o1; ++oh) {
           T* d = dst + oh * g.Wo;
           const T* row = src + (oh - r.o0) * pitch;
-          for (int64_t ow = 0; ow < q.o0; ++ow) d[ow] = 0;
+          zero_run(d, q.o0);
           // With no valid column, q.off may lie far outside the row: not even formed.
           if (q.o1 > q.o0 && sw == 1)
             copy_run(d + q.o0, row + q.o0 + q.off, q.o1 - q.o0);
@@ -231,7 +232,7 @@ void im2col(const T* x, T* col, const Geometry& g, int64_t nb) {
             copy_even(d + q.o0, row + 2 * q.o0 + q.off, q.o1 - q.o0);
           else if (q.o1 > q.o0)
             for (int64_t ow = q.o0; ow < q.o1; ++ow) d[ow] = row[ow * sw + q.off];
-          for (int64_t ow = q.o1; ow < g.Wo; ++ow) d[ow] = 0;
+          zero_run(d + q.o1, g.Wo - q.o1);
         }
       }
     }
