@@ -45,6 +45,16 @@ void channels(const T* x, const T* w, const T* b, T* o, int64_t co, int64_t C, i
   for (int k = 0; k < NB; ++k) ei::pstoreu(o + (co + k) * plane, acc[k]);
 }
 
+// channels<NB> for NB = 1 .. kMaxBlock, indexed by NB - 1.
+constexpr int64_t kMaxBlock = 8;
+template <class T>
+using ChannelBlock = void (*)(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t, int64_t,
+                              int64_t, int64_t);
+template <class T>
+constexpr ChannelBlock<T> kChannelBlocks[kMaxBlock] = {channels<1, T>, channels<2, T>, channels<3, T>,
+                                                       channels<4, T>, channels<5, T>, channels<6, T>,
+                                                       channels<7, T>, channels<8, T>};
+
 // One sample, already padded: xp[C, Hp, Wp] -> o[Co, Ho, Wo]. Each output row is covered by
 // registers starting at 0, kLanes, ...; the last one is moved back to end at Wo, overlapping
 // its predecessor (it stores the same values there), so Wo >= kLanes and no tail loop.
@@ -53,15 +63,20 @@ void sample(const T* xp, const T* w, const T* b, T* o, int64_t C, int64_t Hp, in
             int64_t kh, int64_t kw, int64_t Ho, int64_t Wo) {
   constexpr int64_t L = kLanes<T>;
   const int64_t plane = Ho * Wo;
+  // Output channels in as few blocks as there are multiples of kMaxBlock, of near-equal size:
+  // each block reads every input tap once, and its accumulators are its chains of dependent
+  // multiply-adds (C * kh * kw long), so conv1's 10 channels as 5 + 5 ran 30% faster than as
+  // 4 + 4 + 2.
+  const int64_t blocks = (Co + kMaxBlock - 1) / kMaxBlock;
   for (int64_t oh = 0; oh < Ho; ++oh)
     for (int64_t ow = 0; ow < Wo; ow += L) {
       const int64_t col = std::min(ow, Wo - L);
       const T* x = xp + oh * Wp + col;
       T* out = o + oh * Wo + col;
-      int64_t co = 0;
-      for (; co + 4 <= Co; co += 4) channels<4>(x, w, b, out, co, C, Hp, Wp, kh, kw, plane);
-      for (; co + 2 <= Co; co += 2) channels<2>(x, w, b, out, co, C, Hp, Wp, kh, kw, plane);
-      for (; co < Co; ++co) channels<1>(x, w, b, out, co, C, Hp, Wp, kh, kw, plane);
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        const int64_t co = Co * blk / blocks, nb = Co * (blk + 1) / blocks - co;
+        kChannelBlocks<T>[nb - 1](x, w, b, out, co, C, Hp, Wp, kh, kw, plane);
+      }
     }
 }
 

@@ -3,8 +3,8 @@
 //
 // The direct route for thin layers (kernels/cpu/conv_direct.h: stride 1, few input channels
 // times taps, output rows of at least one vector register), forward only: odd widths (the
-// last register overlaps), output channel counts that leave remainders of the 4-channel
-// blocks, padding, no bias, float and double.
+// last register overlaps), output channel counts that split into blocks of at most 8 of
+// unequal sizes, padding, no bias, float and double.
 //
 // The shifted-copy route (kernels/cpu/conv_shifted.h: stride 1, at least 8 channels read,
 // little width wasted) in all three directions: the forward output, the input gradient (the
@@ -31,8 +31,9 @@ TEST(ConvThinLayers, DirectRouteMatchesANaiveLoop) {
   manual_seed(11);
   const std::vector<Case> cases = {
       {{2, 1, 28, 28}, {10, 1, 5, 5}, 0, 0, true},   // the tutorial's conv1
-      {{1, 3, 32, 32}, {16, 3, 3, 3}, 1, 1, false},  // the small ResNet's stem
-      {{3, 2, 9, 37}, {7, 2, 3, 4}, 1, 2, true},     // 7 = 4 + 2 + 1 channels, odd width, padding
+      {{1, 3, 32, 32}, {16, 3, 3, 3}, 1, 1, false},  // the small ResNet's stem: blocks of 8 + 8
+      {{3, 2, 9, 37}, {7, 2, 3, 4}, 1, 2, true},     // one block of 7, odd width, padding
+      {{1, 2, 8, 20}, {11, 2, 3, 3}, 0, 1, true},    // blocks of 5 + 6
       {{1, 1, 4, 17}, {5, 1, 1, 1}, 0, 0, true},     // one tap; 17 columns: overlapping tail
       {{2, 4, 6, 40}, {3, 4, 2, 4}, 2, 0, true},     // 32 taps, the most the direct route takes
   };
