@@ -86,9 +86,10 @@ void max_row_2x2(const T* __restrict r0, const T* __restrict r1, T* __restrict o
 // with one shuffle, and the comparisons become vector selects. The compiler did not
 // vectorise the loop above at all for the rows of the tutorial's pools (12 and 4 outputs
 // wide, less than one AVX-512 register), and its NaN tests became branches that random
-// data mispredicts: 15% of the tutorial's training step. A row is covered by chunks of 8
-// (of 4 when narrower), the last one moved back to end at Wo (it recomputes the same
-// outputs); rows narrower than 4 take the loop above.
+// data mispredicts: 15% of the tutorial's training step. A row is covered by chunks of 8,
+// then one of 4, then a last chunk of 4 moved back to end at Wo (it recomputes the same
+// outputs): 12 outputs are 8 + 4, 9 are 8 + 4 ending at 9. Rows narrower than 4 take the loop
+// above.
 using F8 = float __attribute__((vector_size(32)));
 using I8 = int32_t __attribute__((vector_size(32)));
 using L8 = int64_t __attribute__((vector_size(64)));
@@ -159,19 +160,21 @@ inline void max_chunk_2x2(const float* r0, const float* r1, float* out, int64_t*
 
 inline void max_row_2x2(const float* __restrict r0, const float* __restrict r1, float* __restrict out,
                         int64_t* __restrict idx, int64_t Wo, int64_t W, int64_t base) {
-  const int V = Wo >= 8 ? 8 : 4;
-  if (Wo < V) {
+  if (Wo < 4) {
     max_row_2x2<float>(r0, r1, out, idx, Wo, W, base);
     return;
   }
   const auto w = static_cast<int32_t>(W);
-  for (int64_t ow = 0; ow < Wo; ow += V) {
-    const int64_t o = std::min<int64_t>(ow, Wo - V);
-    if (V == 8)
-      max_chunk_2x2<F8, I8, L8>(r0 + 2 * o, r1 + 2 * o, out + o, idx + o, w, base + 2 * o);
-    else
-      max_chunk_2x2<F4, I4, L4>(r0 + 2 * o, r1 + 2 * o, out + o, idx + o, w, base + 2 * o);
-  }
+  auto chunk8 = [&](int64_t o) {
+    max_chunk_2x2<F8, I8, L8>(r0 + 2 * o, r1 + 2 * o, out + o, idx + o, w, base + 2 * o);
+  };
+  auto chunk4 = [&](int64_t o) {
+    max_chunk_2x2<F4, I4, L4>(r0 + 2 * o, r1 + 2 * o, out + o, idx + o, w, base + 2 * o);
+  };
+  int64_t ow = 0;
+  for (; ow + 8 <= Wo; ow += 8) chunk8(ow);
+  if (ow + 4 <= Wo) chunk4(ow), ow += 4;
+  if (ow < Wo) chunk4(Wo - 4);
 }
 
 template <class T>

@@ -74,9 +74,9 @@ const std::vector<PoolGeo> kPoolGeometries = {
     {64, 10, 24, 24, 2, 2, 2, 2, 0, 0},  // the tutorial's first pool
     {64, 20, 8, 8, 2, 2, 2, 2, 0, 0},    // the tutorial's second pool
     {2, 3, 7, 5, 2, 2, 2, 2, 0, 0},      // odd sizes: the last row and column are dropped
-    {2, 2, 4, 35, 2, 2, 2, 2, 0, 0},     // 17 outputs a row: float chunks of 8 at 0, 8 and 9
-    {1, 3, 6, 18, 2, 2, 2, 2, 0, 0},     // 9 outputs: chunks at 0 and 1
-    {1, 2, 4, 15, 2, 2, 2, 2, 0, 0},     // 7 outputs, odd width: float chunks of 4 at 0 and 3
+    {2, 2, 4, 35, 2, 2, 2, 2, 0, 0},     // 17 outputs a row: float chunks of 8 at 0 and 8, of 4 at 13
+    {1, 3, 6, 18, 2, 2, 2, 2, 0, 0},     // 9 outputs: a chunk of 8 at 0, of 4 at 5
+    {1, 2, 4, 15, 2, 2, 2, 2, 0, 0},     // 7 outputs, odd width: chunks of 4 at 0 and 3
     {2, 1, 2, 6, 2, 2, 2, 2, 0, 0},      // 3 outputs: the one-at-a-time loop
     {2, 3, 9, 8, 3, 3, 2, 2, 1, 1},      // 3x3, stride 2, padding 1
     {1, 4, 6, 7, 2, 3, 1, 2, 1, 1},      // rectangular kernel, mixed strides
