@@ -35,6 +35,7 @@ void wait_until(const Pred& done) {
 }
 
 thread_local bool t_in_task = false;
+std::atomic<uint64_t> g_jobs_started{0};
 
 struct Job {
   void (*body)(const void*, int64_t);
@@ -172,9 +173,12 @@ void run_parallel(int64_t tasks, void (*body)(const void*, int64_t), const void*
   if (pool.workers() == 0) {
     run_tasks(job);
   } else {
+    g_jobs_started.fetch_add(1, std::memory_order_relaxed);
     pool.run(job);
   }
   if (job.error) std::rethrow_exception(job.error);
 }
+
+uint64_t parallel_jobs_started() { return g_jobs_started.load(std::memory_order_relaxed); }
 
 }  // namespace ember::cpu

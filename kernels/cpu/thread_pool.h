@@ -26,4 +26,8 @@ EMBER_API void run_parallel(int64_t tasks, void (*body)(const void* context, int
 /// How many threads run_parallel can use right now (the caller included).
 EMBER_API int parallel_width();
 
+/// Jobs handed to the workers so far, in this process (calls that ran everything on the caller
+/// are not counted). For the tests: small work must not pay for a parallel region.
+EMBER_API uint64_t parallel_jobs_started();
+
 }  // namespace ember::cpu

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/core/threads.h"
+#include "ember/ember.h"
 #include "ember/kernels/cpu/parallel.h"
 #include "ember/kernels/cpu/thread_pool.h"
 
@@ -144,6 +145,25 @@ TEST(ThreadPool, ConcurrentCallersEachGetTheirOwnAnswer) {
     });
   for (auto& t : callers) t.join();
   EXPECT_EQ(results, std::vector<int64_t>(4, 200));
+}
+
+// The embedding case (one request, one answer): the tutorial net's batch-1 forward is too
+// small for a second thread, so with two threads set it must run exactly as with one, without
+// handing any job to a worker (it once took 46 us on two threads against 27 us on one). A
+// batch of 64 does hand jobs over, so the count is seen to move.
+TEST(ThreadPool, BatchOneInferenceEntersNoParallelRegion) {
+  ThreadsGuard threads(2);
+  manual_seed(1);
+  nn::models::TutorialNet net;
+  net.eval();
+  NoGradGuard no_grad;
+  const Tensor one = randn({1, 1, 28, 28}), batch = randn({64, 1, 28, 28});
+  net.forward(one);
+  const uint64_t before = cpu::parallel_jobs_started();
+  net.forward(one);
+  EXPECT_EQ(cpu::parallel_jobs_started(), before);
+  net.forward(batch);
+  EXPECT_GT(cpu::parallel_jobs_started(), before);
 }
 
 }  // namespace
