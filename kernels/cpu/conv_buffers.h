@@ -10,6 +10,8 @@
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/storage.h"
+#include "ember/core/threads.h"
+#include "ember/kernels/cpu/parallel.h"
 
 namespace ember::cpu {
 
@@ -116,6 +118,27 @@ void pad_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t ph, 
     }
     zero_run(plane + (H + ph) * Wp + pw, Hp * Wp - (H + ph) * Wp - pw);
   }
+}
+
+/// The sum over samples n in [0, N) of what per_sample(n, acc) adds into acc (per_part elements):
+/// samples run in parallel, in runs that each sum into their own zeroed accumulator, and the
+/// runs' accumulators are added in run order, so a given thread count always gives the same
+/// bits. Returns the sum, in the calling thread's kConvPartials buffer. (The weight gradients.)
+template <class T, class F>
+const T* sum_over_samples(int64_t N, int64_t per_part, const F& per_sample) {
+  const int threads = get_num_threads();
+  const int64_t parts =
+      threads == 1 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads * kRangesPerThread, N));
+  T* partials = conv_scratch<T>(kConvPartials, checked_mul(parts, per_part, "conv2d"));
+  std::fill(partials, partials + parts * per_part, T(0));
+  parallel_for(parts, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t part = lo; part < hi; ++part)
+      for (int64_t n = part * N / parts; n < (part + 1) * N / parts; ++n)
+        per_sample(n, partials + part * per_part);
+  });
+  for (int64_t part = 1; part < parts; ++part)
+    for (int64_t i = 0; i < per_part; ++i) partials[i] += partials[part * per_part + i];
+  return partials;
 }
 
 }  // namespace ember::cpu

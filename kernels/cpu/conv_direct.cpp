@@ -109,11 +109,117 @@ void conv2d_direct(const T* x, const T* w, const T* b, T* out, int64_t N, int64_
   });
 }
 
-#define EMBER_CONV_DIRECT(T)                                                                           \
-  template bool conv2d_direct_fits<T>(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,            \
-                                      const Conv2dParams&);                                            \
-  template void conv2d_direct<T>(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t, \
-                                 int64_t, int64_t, int64_t, int64_t, int64_t, const Conv2dParams&);
+namespace {
+
+// The weight gradient's registers: 8 floats (4 doubles) also where AVX-512 is enabled, so that
+// conv1's 24-wide rows are three whole registers (rows are summed, so a register cannot be
+// moved back to overlap its predecessor as the forward does; the rest goes one at a time).
+template <class T>
+struct GradPacket {
+  using type = typename Eigen::internal::packet_traits<T>::type;
+};
+#ifdef EIGEN_VECTORIZE_AVX512
+template <>
+struct GradPacket<float> {
+  using type = Eigen::internal::Packet8f;
+};
+template <>
+struct GradPacket<double> {
+  using type = Eigen::internal::Packet4d;
+};
+#endif
+
+// gw[co0 + k][c][i][j] += sum over output positions of g[co0 + k] times the input under tap
+// (i, j), for k < NB and one sample: NB * KW accumulators per (c, i), each input load shared
+// by NB channels and each grad_out load by KW taps.
+template <int NB, int KW, class T>
+void weight_block(const T* g, const T* xp, T* gw, int64_t co0, int64_t C, int64_t Hp, int64_t Wp, int64_t kh,
+                  int64_t Ho, int64_t Wo) {
+  namespace ei = Eigen::internal;
+  using P = typename GradPacket<T>::type;
+  constexpr int64_t L = sizeof(P) / sizeof(T);
+  const int64_t plane = Ho * Wo, whole = Wo - Wo % L;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t i = 0; i < kh; ++i) {
+      P acc[NB][KW];
+      T rest[NB][KW] = {};
+      for (int k = 0; k < NB; ++k)
+        for (int j = 0; j < KW; ++j) acc[k][j] = ei::pset1<P>(T(0));
+      for (int64_t oh = 0; oh < Ho; ++oh) {
+        const T* xr = xp + (c * Hp + oh + i) * Wp;
+        const T* gr = g + co0 * plane + oh * Wo;
+        for (int64_t ow = 0; ow < whole; ow += L) {
+          P gv[NB];
+          for (int k = 0; k < NB; ++k) gv[k] = ei::ploadu<P>(gr + k * plane + ow);
+          for (int j = 0; j < KW; ++j) {
+            const P xv = ei::ploadu<P>(xr + ow + j);
+            for (int k = 0; k < NB; ++k) acc[k][j] = ei::pmadd(gv[k], xv, acc[k][j]);
+          }
+        }
+        for (int64_t ow = whole; ow < Wo; ++ow)
+          for (int k = 0; k < NB; ++k)
+            for (int j = 0; j < KW; ++j) rest[k][j] += gr[k * plane + ow] * xr[ow + j];
+      }
+      for (int k = 0; k < NB; ++k)
+        for (int j = 0; j < KW; ++j)
+          gw[((co0 + k) * C + c) * kh * KW + i * KW + j] += ei::predux(acc[k][j]) + rest[k][j];
+    }
+}
+
+// One sample's weight gradient, output channels two at a time.
+template <int KW, class T>
+void weight_sample(const T* g, const T* xp, T* gw, int64_t C, int64_t Hp, int64_t Wp, int64_t Co, int64_t kh,
+                   int64_t Ho, int64_t Wo) {
+  int64_t co = 0;
+  for (; co + 2 <= Co; co += 2) weight_block<2, KW>(g, xp, gw, co, C, Hp, Wp, kh, Ho, Wo);
+  if (co < Co) weight_block<1, KW>(g, xp, gw, co, C, Hp, Wp, kh, Ho, Wo);
+}
+
+}  // namespace
+
+template <class T>
+bool conv2d_direct_backward_weight_fits(int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t Wo,
+                                        const Conv2dParams& p) {
+  return (kw == 3 || kw == 5) && conv2d_direct_fits<T>(C, H, W, kh, kw, Wo, p);
+}
+
+template <class T>
+void conv2d_direct_backward_weight(const T* go, const T* x, T* gw, T* gb, int64_t N, int64_t C, int64_t H,
+                                   int64_t W, int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo,
+                                   const Conv2dParams& p) {
+  const int64_t pad_h = p.pad_h, pad_w = p.pad_w;
+  const int64_t Hp = H + 2 * pad_h, Wp = W + 2 * pad_w, weights = Co * C * kh * kw;
+  const T* sum = sum_over_samples<T>(N, weights + Co, [&](int64_t n, T* acc) {
+    const T* xn = x + n * C * H * W;
+    if (pad_h || pad_w) {
+      T* xp = conv_scratch<T>(kConvColumns, C * Hp * Wp);
+      pad_sample(xn, xp, C, H, W, pad_h, pad_w);
+      xn = xp;
+    }
+    const T* gn = go + n * Co * Ho * Wo;
+    if (kw == 3)
+      weight_sample<3>(gn, xn, acc, C, Hp, Wp, Co, kh, Ho, Wo);
+    else
+      weight_sample<5>(gn, xn, acc, C, Hp, Wp, Co, kh, Ho, Wo);
+    if (gb)
+      for (int64_t co = 0; co < Co; ++co)
+        acc[weights + co] +=
+            Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(gn + co * Ho * Wo, Ho * Wo).sum();
+  });
+  std::copy(sum, sum + weights, gw);
+  if (gb) std::copy(sum + weights, sum + weights + Co, gb);
+}
+
+#define EMBER_CONV_DIRECT(T)                                                                                \
+  template bool conv2d_direct_fits<T>(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,                 \
+                                      const Conv2dParams&);                                                 \
+  template void conv2d_direct<T>(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t,      \
+                                 int64_t, int64_t, int64_t, int64_t, int64_t, const Conv2dParams&);         \
+  template bool conv2d_direct_backward_weight_fits<T>(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, \
+                                                      const Conv2dParams&);                                 \
+  template void conv2d_direct_backward_weight<T>(const T*, const T*, T*, T*, int64_t, int64_t, int64_t,     \
+                                                 int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,      \
+                                                 const Conv2dParams&);
 EMBER_CONV_DIRECT(float)
 EMBER_CONV_DIRECT(double)
 #undef EMBER_CONV_DIRECT

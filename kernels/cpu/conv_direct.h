@@ -25,4 +25,17 @@ template <class T>
 void conv2d_direct(const T* x, const T* w, const T* b, T* out, int64_t N, int64_t C, int64_t H, int64_t W,
                    int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo, const Conv2dParams& p);
 
+/// Whether conv2d_direct_backward_weight serves such a layer (kernels 3 or 5 wide).
+template <class T>
+bool conv2d_direct_backward_weight_fits(int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t Wo,
+                                        const Conv2dParams& p);
+
+/// gw[Co, C, kh, kw] (and gb[Co] when not null) = the gradients of conv2d_direct's weight and
+/// bias given go[N, Co, Ho, Wo], without im2col's column buffer (for conv1, 25 copies of each
+/// image). A given thread count always gives the same bits.
+template <class T>
+void conv2d_direct_backward_weight(const T* go, const T* x, T* gw, T* gb, int64_t N, int64_t C, int64_t H,
+                                   int64_t W, int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo,
+                                   const Conv2dParams& p);
+
 }  // namespace ember::cpu

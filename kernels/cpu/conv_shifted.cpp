@@ -176,48 +176,33 @@ void conv2d_shifted_backward_weight(const T* go, const T* x, T* gw, T* gb, int64
                                     int64_t W, int64_t Co, int64_t kh, int64_t kw, const Conv2dParams& p) {
   Eigen::setNbThreads(1);
   const Geometry g = geometry(C, H, W, Co, kh, kw, p.pad_h, p.pad_w);
-  const int64_t weights = kh * Co * kw * C, per_part = weights + Co;
-  // One partial sum per part (a run of samples), laid out [GEMM][Co][depth] then the bias, added in
-  // part order at the end: a given thread count always gives the same bits.
-  const int threads = get_num_threads();
-  const int64_t parts =
-      threads == 1 ? 1 : std::max<int64_t>(1, std::min<int64_t>(threads * kRangesPerThread, N));
-  T* partials = conv_scratch<T>(kConvPartials, parts * per_part);
-  std::fill(partials, partials + parts * per_part, T(0));
-  parallel_for(parts, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t part = lo; part < hi; ++part) {
-      T* acc = partials + part * per_part;
-      for (int64_t n = part * N / parts; n < (part + 1) * N / parts; ++n) {
-        const T* xs = shifted_copies(x + n * C * H * W, g);
-        // grad_out spread onto the padded width, zeros in the dropped columns.
-        T* gp = conv_scratch<T>(kConvResult, Co * g.L);
-        const T* gon = go + n * Co * g.Ho * g.Wo;
-        for (int64_t co = 0; co < Co; ++co) {
-          for (int64_t oh = 0; oh < g.Ho; ++oh) {
-            T* dst = gp + co * g.L + oh * g.Wp;
-            copy_run(dst, gon + (co * g.Ho + oh) * g.Wo, g.Wo);
-            if (oh + 1 < g.Ho) zero_run(dst + g.Wo, g.Wp - g.Wo);
-          }
-          if (gb)
-            acc[weights + co] +=
-                Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(gon + co * g.Ho * g.Wo, g.Ho * g.Wo)
-                    .sum();
-        }
-        const ConstRowMat<T> grad(gp, Co, g.L);
-        for (int64_t i = 0; i < g.gemms; ++i)
-          RowMat<T>(acc + i * Co * g.depth(), Co, g.depth()).noalias() +=
-              grad * kernel_row(xs, g, i).transpose();
+  const int64_t weights = kh * Co * kw * C;
+  // Summed laid out [GEMM][Co][depth], then the bias.
+  const T* sum = sum_over_samples<T>(N, weights + Co, [&](int64_t n, T* acc) {
+    const T* xs = shifted_copies(x + n * C * H * W, g);
+    // grad_out spread onto the padded width, zeros in the dropped columns.
+    T* gp = conv_scratch<T>(kConvResult, Co * g.L);
+    const T* gon = go + n * Co * g.Ho * g.Wo;
+    for (int64_t co = 0; co < Co; ++co) {
+      for (int64_t oh = 0; oh < g.Ho; ++oh) {
+        T* dst = gp + co * g.L + oh * g.Wp;
+        copy_run(dst, gon + (co * g.Ho + oh) * g.Wo, g.Wo);
+        if (oh + 1 < g.Ho) zero_run(dst + g.Wo, g.Wp - g.Wo);
       }
+      if (gb)
+        acc[weights + co] +=
+            Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(gon + co * g.Ho * g.Wo, g.Ho * g.Wo).sum();
     }
+    const ConstRowMat<T> grad(gp, Co, g.L);
+    for (int64_t i = 0; i < g.gemms; ++i)
+      RowMat<T>(acc + i * Co * g.depth(), Co, g.depth()).noalias() += grad * kernel_row(xs, g, i).transpose();
   });
-  for (int64_t part = 1; part < parts; ++part)
-    for (int64_t i = 0; i < per_part; ++i) partials[i] += partials[part * per_part + i];
   for (int64_t i = 0; i < g.gemms; ++i)
     for (int64_t co = 0; co < Co; ++co)
       for (int64_t k = 0; k < g.copies; ++k)
         for (int64_t c = 0; c < C; ++c)
-          gw[(co * C + c) * kh * kw + i * kw + k] = partials[(i * Co + co) * g.depth() + k * C + c];
-  if (gb) std::copy(partials + weights, partials + per_part, gb);
+          gw[(co * C + c) * kh * kw + i * kw + k] = sum[(i * Co + co) * g.depth() + k * C + c];
+  if (gb) std::copy(sum + weights, sum + weights + Co, gb);
 }
 
 #define EMBER_CONV_SHIFTED(T)                                                                                \

@@ -365,6 +365,12 @@ void CpuBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor&
     const T* go = static_cast<const T*>(grad_out.raw_data());
     const T* x = static_cast<const T*>(input.raw_data());
     const bool with_bias = grad_bias.defined();
+    if (cpu::conv2d_direct_backward_weight_fits<T>(g.C, g.H, g.W, g.kh, g.kw, g.Wo, p)) {
+      cpu::conv2d_direct_backward_weight(go, x, static_cast<T*>(grad_weight.raw_data()),
+                                         with_bias ? static_cast<T*>(grad_bias.raw_data()) : nullptr, g.N,
+                                         g.C, g.H, g.W, g.Co, g.kh, g.kw, g.Ho, g.Wo, p);
+      return;
+    }
     if (cpu::conv2d_shifted_fits(cpu::ShiftedPass::backward_weight, g.C, g.Co, g.H, g.W, g.kh, g.kw, p)) {
       cpu::conv2d_shifted_backward_weight(go, x, static_cast<T*>(grad_weight.raw_data()),
                                           with_bias ? static_cast<T*>(grad_bias.raw_data()) : nullptr, g.N,
