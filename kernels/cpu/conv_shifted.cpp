@@ -129,7 +129,13 @@ bool conv2d_shifted_fits(ShiftedPass pass, int64_t C, int64_t Co, int64_t H, int
   if (pass == ShiftedPass::backward_input && (p.pad_h > kh - 1 || p.pad_w > kw - 1)) return false;
   const Geometry g = pass == ShiftedPass::backward_input ? input_gradient_geometry(C, H, W, Co, kh, kw, p)
                                                          : geometry(C, H, W, Co, kh, kw, p.pad_h, p.pad_w);
-  if (g.Ho <= 0 || g.Wo <= 0 || g.copies * g.C * g.plane() > kMaxPaddedSample) return false;
+  // Each factor is bounded first, so that the product cannot overflow (an empty batch can
+  // carry any channel count and size).
+  for (int64_t v : {g.C, g.Co, g.H, g.W, g.Ho, g.Wo})
+    if (v <= 0) return false;  // nothing to compute (an empty output, or an input gradient of one)
+  if (g.plane() > kMaxPaddedSample || g.copies * g.C > kMaxPaddedSample ||
+      g.copies * g.C * g.plane() > kMaxPaddedSample)
+    return false;
   // The weight gradient's GEMMs are as deep as the output is large; the others only as deep
   // as the channels read.
   if (pass != ShiftedPass::backward_weight && g.C < kMinChannels) return false;
