@@ -33,12 +33,10 @@ using ChannelRows = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dyn
 // One direction's geometry: C channels of H x W in, padded to Hp x Wp, Co channels of Ho x Wo
 // out, computed on the padded width as L positions.
 struct Geometry {
-  int64_t C, H, W, Co, kh, kw, ph, pw, Hp, Wp, Ho, Wo, L, gemms, copies;
+  int64_t C, H, W, Co, kh, kw, ph, pw, Hp, Wp, Ho, Wo, L;
   int64_t plane() const { return Hp * Wp; }
-  // GEMM i reads copies * C rows (row k * C + c), at i * Wp in each.
-  int64_t depth() const { return copies * C; }
-  // Copy k holds the sample shifted left by this many elements: tap (k / kw, k % kw).
-  int64_t shift(int64_t k) const { return k / kw * Wp + k % kw; }
+  // Kernel row i's GEMM reads kw * C rows (row j * C + c), at i * Wp in each copy.
+  int64_t depth() const { return kw * C; }
   bool padded() const { return ph != 0 || pw != 0; }
 };
 
@@ -47,7 +45,7 @@ Geometry geometry(int64_t C, int64_t H, int64_t W, int64_t Co, int64_t kh, int64
   // One GEMM per kernel row over kw copies. Folding every tap into one GEMM over kh * kw copies
   // (im2col on the padded width) measured 6% slower on the small ResNet's step, one GEMM per
   // tap over a single copy no faster.
-  Geometry g{C, H, W, Co, kh, kw, ph, pw, H + 2 * ph, W + 2 * pw, 0, 0, 0, kh, kw};
+  Geometry g{C, H, W, Co, kh, kw, ph, pw, H + 2 * ph, W + 2 * pw, 0, 0, 0};
   g.Ho = g.Hp - kh + 1;
   g.Wo = g.Wp - kw + 1;
   g.L = g.Ho > 0 && g.Wo > 0 ? (g.Ho - 1) * g.Wp + g.Wo : 0;
@@ -61,21 +59,21 @@ Geometry input_gradient_geometry(int64_t C, int64_t H, int64_t W, int64_t Co, in
   return geometry(Co, Ho, Wo, C, kh, kw, kh - 1 - p.pad_h, kw - 1 - p.pad_w);
 }
 
-// The sample as the GEMMs read it: copies of the padded sample [C, Hp, Wp], copy k shifted
-// left by shift(k) elements, so that the input under tap (i, j) of channel c at position l is
-// row k * C + c, element i * Wp + l, for k = j: one GEMM per kernel row, kw * C deep, all rows
-// Hp * Wp apart. (A copy's last shift(k) elements are never read.) The unpadded sample of a
-// one-column kernel is read in place.
+// The sample as the GEMMs read it: kw copies of the padded sample [C, Hp, Wp], copy j shifted
+// left by j elements, so that the input under tap (i, j) of channel c at position l is row
+// j * C + c, element i * Wp + l: one GEMM per kernel row, kw * C deep, all rows Hp * Wp apart.
+// (Copy j's last j elements are never read.) The unpadded sample of a one-column kernel is read
+// in place.
 template <class T>
 const T* shifted_copies(const T* x, const Geometry& g) {
-  if (!g.padded() && g.copies == 1) return x;
+  if (!g.padded() && g.kw == 1) return x;
   const int64_t n = g.C * g.plane();
-  T* xs = conv_scratch<T>(kConvColumns, g.copies * n);
+  T* xs = conv_scratch<T>(kConvColumns, g.kw * n);
   if (g.padded())
     pad_sample(x, xs, g.C, g.H, g.W, g.ph, g.pw);
   else
     std::copy(x, x + n, xs);
-  for (int64_t k = 1; k < g.copies; ++k) std::copy(xs + g.shift(k), xs + n, xs + k * n);
+  for (int64_t j = 1; j < g.kw; ++j) std::copy(xs + j, xs + n, xs + j * n);
   return xs;
 }
 
@@ -85,13 +83,13 @@ ChannelRows<T> kernel_row(const T* xs, const Geometry& g, int64_t i) {
 }
 
 // out[Co, Ho, Wo] (+ b) for one sample x[C, H, W]; rows[i] is the [Co, depth] weight of
-// GEMM i, column k * C + c.
+// kernel row i, column j * C + c.
 template <class T>
 void forward_sample(const T* x, const T* rows, const T* b, T* out, const Geometry& g) {
   const T* xs = shifted_copies(x, g);
   T* res = conv_scratch<T>(kConvResult, g.Co * g.L);
   RowMat<T> r(res, g.Co, g.L);
-  for (int64_t i = 0; i < g.gemms; ++i) {
+  for (int64_t i = 0; i < g.kh; ++i) {
     const ConstRowMat<T> w(rows + i * g.Co * g.depth(), g.Co, g.depth());
     if (i == 0)
       r.noalias() = w * kernel_row(xs, g, i);
@@ -133,8 +131,8 @@ bool conv2d_shifted_fits(ShiftedPass pass, int64_t C, int64_t Co, int64_t H, int
   // carry any channel count and size).
   for (int64_t v : {g.C, g.Co, g.H, g.W, g.Ho, g.Wo})
     if (v <= 0) return false;  // nothing to compute (an empty output, or an input gradient of one)
-  if (g.plane() > kMaxPaddedSample || g.copies * g.C > kMaxPaddedSample ||
-      g.copies * g.C * g.plane() > kMaxPaddedSample)
+  if (g.plane() > kMaxPaddedSample || g.depth() > kMaxPaddedSample ||
+      g.depth() * g.plane() > kMaxPaddedSample)
     return false;
   // The weight gradient's GEMMs are as deep as the output is large; the others only as deep
   // as the channels read.
@@ -151,13 +149,13 @@ template <class T>
 void conv2d_shifted(const T* x, const T* w, const T* b, T* out, int64_t N, int64_t C, int64_t H, int64_t W,
                     int64_t Co, int64_t kh, int64_t kw, const Conv2dParams& p) {
   const Geometry g = geometry(C, H, W, Co, kh, kw, p.pad_h, p.pad_w);
-  // rows[i][co][k * C + c] = w[co][c][tap (i, 0) + shift k]
+  // rows[i][co][j * C + c] = w[co][c][i][j]
   T* rows = conv_scratch<T>(kConvWeights, kh * kw * Co * C);
-  for (int64_t i = 0; i < g.gemms; ++i)
+  for (int64_t i = 0; i < kh; ++i)
     for (int64_t co = 0; co < Co; ++co)
-      for (int64_t k = 0; k < g.copies; ++k)
+      for (int64_t j = 0; j < kw; ++j)
         for (int64_t c = 0; c < C; ++c)
-          rows[(i * Co + co) * g.depth() + k * C + c] = w[(co * C + c) * kh * kw + i * kw + k];
+          rows[(i * Co + co) * g.depth() + j * C + c] = w[(co * C + c) * kh * kw + i * kw + j];
   forward_all(x, rows, b, out, N, g);
 }
 
@@ -166,14 +164,14 @@ void conv2d_shifted_backward_input(const T* go, const T* w, T* gx, int64_t N, in
                                    int64_t Co, int64_t kh, int64_t kw, const Conv2dParams& p) {
   const Geometry g = input_gradient_geometry(C, H, W, Co, kh, kw, p);
   // The kernel flipped in both directions, input and output channels swapped:
-  // rows[i][c][k * Co + co] = w[co][c][the tap mirrored from (i, 0) + shift k].
+  // rows[i][c][j * Co + co] = w[co][c][kh - 1 - i][kw - 1 - j].
   T* rows = conv_scratch<T>(kConvWeights, kh * kw * C * Co);
-  for (int64_t i = 0; i < g.gemms; ++i)
+  for (int64_t i = 0; i < kh; ++i)
     for (int64_t c = 0; c < C; ++c)
-      for (int64_t k = 0; k < g.copies; ++k)
+      for (int64_t j = 0; j < kw; ++j)
         for (int64_t co = 0; co < Co; ++co)
-          rows[(i * C + c) * g.depth() + k * Co + co] =
-              w[(co * C + c) * kh * kw + kh * kw - 1 - (i * kw + k)];
+          rows[(i * C + c) * g.depth() + j * Co + co] =
+              w[(co * C + c) * kh * kw + kh * kw - 1 - (i * kw + j)];
   forward_all(go, rows, static_cast<const T*>(nullptr), gx, N, g);
 }
 
@@ -183,7 +181,7 @@ void conv2d_shifted_backward_weight(const T* go, const T* x, T* gw, T* gb, int64
   Eigen::setNbThreads(1);
   const Geometry g = geometry(C, H, W, Co, kh, kw, p.pad_h, p.pad_w);
   const int64_t weights = kh * Co * kw * C;
-  // Summed laid out [GEMM][Co][depth], then the bias.
+  // Summed laid out [kernel row][Co][depth], then the bias.
   const T* sum = sum_over_samples<T>(N, weights + Co, [&](int64_t n, T* acc) {
     const T* xs = shifted_copies(x + n * C * H * W, g);
     // grad_out spread onto the padded width, zeros in the dropped columns.
@@ -200,14 +198,14 @@ void conv2d_shifted_backward_weight(const T* go, const T* x, T* gw, T* gb, int64
             Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(gon + co * g.Ho * g.Wo, g.Ho * g.Wo).sum();
     }
     const ConstRowMat<T> grad(gp, Co, g.L);
-    for (int64_t i = 0; i < g.gemms; ++i)
+    for (int64_t i = 0; i < kh; ++i)
       RowMat<T>(acc + i * Co * g.depth(), Co, g.depth()).noalias() += grad * kernel_row(xs, g, i).transpose();
   });
-  for (int64_t i = 0; i < g.gemms; ++i)
+  for (int64_t i = 0; i < kh; ++i)
     for (int64_t co = 0; co < Co; ++co)
-      for (int64_t k = 0; k < g.copies; ++k)
+      for (int64_t j = 0; j < kw; ++j)
         for (int64_t c = 0; c < C; ++c)
-          gw[(co * C + c) * kh * kw + i * kw + k] = sum[(i * Co + co) * g.depth() + k * C + c];
+          gw[(co * C + c) * kh * kw + i * kw + j] = sum[(i * Co + co) * g.depth() + j * C + c];
   if (gb) std::copy(sum + weights, sum + weights + Co, gb);
 }
 
