@@ -30,14 +30,6 @@ struct Case {
   bool bias;
 };
 
-std::vector<double> bias_grad(const std::vector<double>& g, int64_t N, int64_t Co, int64_t plane) {
-  std::vector<double> gb(static_cast<size_t>(Co), 0.0);
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t co = 0; co < Co; ++co)
-      for (int64_t p = 0; p < plane; ++p) gb[co] += g[(n * Co + co) * plane + p];
-  return gb;
-}
-
 // The forward output and the gradients of input, weight and bias of each case, on one thread
 // and two, in float and double, against plain loops.
 void expect_every_direction_matches(const std::vector<Case>& cases) {
@@ -55,17 +47,18 @@ void expect_every_direction_matches(const std::vector<Case>& cases) {
         const Tensor g = randn(y.shape()).to(dtype);
         (y * g).sum().backward();
 
-        const ember::test::NaiveConv ref(x, w, c.ph, c.pw);
-        const std::vector<double> gv = g.to_vector<double>();
+        const ember::test::ConvGeometry s{c.x[0], c.x[1], c.x[2], c.x[3], c.w[0], c.w[2], c.w[3],
+                                          1,      1,      c.ph,   c.pw,   1,      1};
+        const ember::test::ConvReference ref = ember::test::direct_conv(
+            s, x.to_vector<double>(), w.to_vector<double>(),
+            c.bias ? b.to_vector<double>() : std::vector<double>(), g.to_vector<double>());
         const std::string what = shape_str(c.x) + " * " + shape_str(c.w) + " " + dtype_name(dtype) + " on " +
                                  std::to_string(t) + " threads";
-        EXPECT_TRUE(ember::test::values_near(y, ref.forward(b), y.shape(), tol)) << what;
-        EXPECT_TRUE(ember::test::values_near(x.grad(), ref.grad_input(gv), x.shape(), tol)) << what;
-        EXPECT_TRUE(ember::test::values_near(w.grad(), ref.grad_weight(gv), w.shape(), tol)) << what;
+        EXPECT_TRUE(ember::test::values_near(y, ref.out, y.shape(), tol)) << what;
+        EXPECT_TRUE(ember::test::values_near(x.grad(), ref.gx, x.shape(), tol)) << what;
+        EXPECT_TRUE(ember::test::values_near(w.grad(), ref.gw, w.shape(), tol)) << what;
         if (c.bias) {
-          EXPECT_TRUE(ember::test::values_near(b.grad(), bias_grad(gv, ref.N, ref.Co, ref.Ho * ref.Wo),
-                                               b.shape(), tol))
-              << what;
+          EXPECT_TRUE(ember::test::values_near(b.grad(), ref.gb, b.shape(), tol)) << what;
         }
       }
     }
