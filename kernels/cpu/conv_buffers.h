@@ -82,6 +82,31 @@ inline void copy_run(T* d, const T* s, int64_t n) {
   if (i < n) copy_vec(d + n - V, s + n - V);
 }
 
+/// d[i] = s[2 i] for i in [0, n): a stride-2 layer's row (the small ResNet's downsampling
+/// convolutions), a register of outputs from two loads and one shuffle rather than one element
+// at a time. The second load starts one element early, so that no chunk reads past s[2 n - 2];
+// a row of fewer than one register goes one at a time, and the last chunk is moved back to end
+// at n, overlapping its predecessor.
+template <class T>
+inline void copy_even(T* d, const T* s, int64_t n) {
+  constexpr int64_t V = kRunLanes<T>;
+  if (n < V) {
+    for (int64_t i = 0; i < n; ++i) d[i] = s[2 * i];
+    return;
+  }
+  for (int64_t i = 0; i < n; i += V) {
+    const int64_t at = std::min(i, n - V);
+    const Vec<T> lo = *reinterpret_cast<const Vec<T>*>(s + 2 * at);
+    const Vec<T> hi = *reinterpret_cast<const Vec<T>*>(s + 2 * at + V - 1);
+    Vec<T> even;
+    if constexpr (V == 8)
+      even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 9, 11, 13, 15);
+    else
+      even = __builtin_shufflevector(lo, hi, 0, 2, 5, 7);
+    *reinterpret_cast<Vec<T>*>(d + at) = even;
+  }
+}
+
 /// d[0, n) = 0 for a short run (a border, a row's padding): whole registers, the last one
 /// overlapping, and below one register stores of 4, 2 and 1 elements. std::fill and plain
 /// loops become a memset call, whose cost for the one or two elements of a padded row's

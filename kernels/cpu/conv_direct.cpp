@@ -2,82 +2,183 @@
 
 #include <Eigen/Core>
 #include <algorithm>
-#include <vector>
+#include <array>
+#include <utility>
 
 #include "ember/kernels/cpu/conv_buffers.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember::cpu {
 namespace {
-// Input channels times taps up to which the direct route wins (measured at the tutorial's
-// conv1, 25, and the small ResNet's stem, 27; the GEMM route wins from a few hundred).
-constexpr int64_t kMaxTaps = 32;
+// Input channels times taps up to which the forward's direct route is taken: it beat the
+// shifted-copy and im2col GEMMs on every layer of the small ResNet (up to 576: 64 channels,
+// 3 x 3), and its weights then stay within L1 (8 output channels of 1024 floats per block).
+constexpr int64_t kMaxTaps = 1024;
 // Elements of one zero-bordered sample copy; a padding far beyond that takes the GEMM route,
-// whose buffers obey the allocation limit.
+// whose buffers obey the allocation limit. Every side is bounded first, so that no product
+// overflows.
 constexpr int64_t kMaxPaddedSample = int64_t{1} << 20;
+constexpr int64_t kMaxStride = 2;
 
+// The vector register of T the kernels use: Eigen's widest, or (Half) one of half its width
+// where there is one, 8 floats under AVX-512. (Selected by a flag, not passed around as a
+// type: GCC drops a vector type's attributes from template arguments.)
+template <class T, bool Half>
+struct Register {
+  using type = typename Eigen::internal::packet_traits<T>::type;
+};
+#if defined(EIGEN_VECTORIZE_AVX512) || defined(EIGEN_VECTORIZE_AVX)
+constexpr bool kHasHalfRegister = true;
+#if defined(EIGEN_VECTORIZE_AVX512)
+using HalfFloats = Eigen::internal::Packet8f;
+using HalfDoubles = Eigen::internal::Packet4d;
+#else
+using HalfFloats = Eigen::internal::Packet4f;
+using HalfDoubles = Eigen::internal::Packet2d;
+#endif
+template <>
+struct Register<float, true> {
+  using type = HalfFloats;
+};
+template <>
+struct Register<double, true> {
+  using type = HalfDoubles;
+};
+#else
+constexpr bool kHasHalfRegister = false;
+#endif
+template <class T, bool Half>
+constexpr int64_t kLanesOf = sizeof(typename Register<T, Half>::type) / sizeof(T);
 template <class T>
-using Packet = typename Eigen::internal::packet_traits<T>::type;
+constexpr int64_t kLanes = kLanesOf<T, false>;
+
+// The sample as the forward reads it: zero-bordered to Hp x Wp and, for a column stride of 2,
+// split into its even and odd columns (phases of Wq = ceil(Wp / 2) columns, one after the
+// other), so that the inputs of consecutive output columns under one tap are consecutive
+// in memory: one unaligned vector load. The input under tap (i, j) for output (oh, ow) of
+// channel c is at c * channel() + tap(i, j) + oh * row_step() + ow.
+struct Layout {
+  int64_t sh, sw, Hp, Wp, Wq;
+  Layout(int64_t H, int64_t W, const Conv2dParams& p)
+      : sh(p.stride_h),
+        sw(p.stride_w),
+        Hp(H + 2 * p.pad_h),
+        Wp(W + 2 * p.pad_w),
+        Wq((W + 2 * p.pad_w + p.stride_w - 1) / p.stride_w) {}
+  int64_t channel() const { return sw * Hp * Wq; }
+  int64_t row_step() const { return sh * Wq; }
+  int64_t tap(int64_t i, int64_t j) const { return (j % sw) * Hp * Wq + i * Wq + j / sw; }
+};
+
+// x[C, H, W] laid out as `l` says into xp; only what is not copied is zeroed.
 template <class T>
-constexpr int64_t kLanes = Eigen::internal::unpacket_traits<Packet<T>>::size;
+void lay_out_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t ph, int64_t pw,
+                    const Layout& l) {
+  if (l.sw == 1) {
+    pad_sample(x, xp, C, H, W, ph, pw);
+    return;
+  }
+  // Padded column w + pw of input column w lands in phase (w + pw) % 2 at (w + pw) / 2: the
+  // input columns of one parity fill one phase, in order.
+  const int64_t first[2] = {pw % 2, 1 - pw % 2};  // the input column that starts phase 0, 1
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t r = 0; r < l.Hp; ++r) {
+      const int64_t h = r - ph;
+      for (int64_t q = 0; q < 2; ++q) {
+        T* row = xp + c * l.channel() + q * l.Hp * l.Wq + r * l.Wq;
+        if (h < 0 || h >= H) {
+          zero_run(row, l.Wq);
+          continue;
+        }
+        const int64_t w0 = std::min(first[q], W), n = (W - w0 + 1) / 2, at = (w0 + pw) / 2;
+        zero_run(row, at);
+        copy_even(row + at, x + (c * H + h) * W + w0, n);
+        zero_run(row + at + n, l.Wq - at - n);
+      }
+    }
+}
 
 // Output channels [co, co + NB) of one output row segment: NB independent accumulators, so
 // the multiply-adds do not wait on each other's latency, sharing each input load.
-// x: the input at the segment's first tap (channel 0, row oh, its first column); o: the
-// output segment of channel 0.
-template <int NB, class T>
-void channels(const T* x, const T* w, const T* b, T* o, int64_t co, int64_t C, int64_t Hp, int64_t Wp,
-              int64_t kh, int64_t kw, int64_t plane) {
+// x: the input of the segment's first output (channel 0); o: the output segment of channel
+// 0; wp: the block's weights packed [c][tap][k], so that one tap's NB weights are adjacent.
+template <int NB, bool Half, class T>
+void channels(const T* x, const T* wp, const T* b, T* o, int64_t co, int64_t C, int64_t channel,
+              const int64_t* taps, int64_t ntaps, int64_t plane) {
   namespace ei = Eigen::internal;
-  using P = Packet<T>;
-  const int64_t taps = C * kh * kw;
+  using P = typename Register<T, Half>::type;
   P acc[NB];
   for (int k = 0; k < NB; ++k) acc[k] = ei::pset1<P>(b ? b[co + k] : T(0));
-  const T* wt = w + co * taps;
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t i = 0; i < kh; ++i) {
-      const T* row = x + (c * Hp + i) * Wp;
-      for (int64_t j = 0; j < kw; ++j, ++wt) {
-        const P v = ei::ploadu<P>(row + j);
-        for (int k = 0; k < NB; ++k) acc[k] = ei::pmadd(ei::pset1<P>(wt[k * taps]), v, acc[k]);
-      }
+  for (int64_t c = 0; c < C; ++c) {
+    const T* xc = x + c * channel;
+    for (int64_t t = 0; t < ntaps; ++t, wp += NB) {
+      const P v = ei::ploadu<P>(xc + taps[t]);
+      for (int k = 0; k < NB; ++k) acc[k] = ei::pmadd(ei::pset1<P>(wp[k]), v, acc[k]);
     }
+  }
   for (int k = 0; k < NB; ++k) ei::pstoreu(o + (co + k) * plane, acc[k]);
 }
 
 // channels<NB> for NB = 1 .. kMaxBlock, indexed by NB - 1.
 constexpr int64_t kMaxBlock = 8;
 template <class T>
-using ChannelBlock = void (*)(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t, int64_t,
+using ChannelBlock = void (*)(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, const int64_t*,
                               int64_t, int64_t);
-template <class T>
-constexpr ChannelBlock<T> kChannelBlocks[kMaxBlock] = {channels<1, T>, channels<2, T>, channels<3, T>,
-                                                       channels<4, T>, channels<5, T>, channels<6, T>,
-                                                       channels<7, T>, channels<8, T>};
+template <bool Half, class T>
+constexpr ChannelBlock<T> kChannelBlocks[kMaxBlock] = {
+    channels<1, Half, T>, channels<2, Half, T>, channels<3, Half, T>, channels<4, Half, T>,
+    channels<5, Half, T>, channels<6, Half, T>, channels<7, Half, T>, channels<8, Half, T>};
 
-// One sample, already padded: xp[C, Hp, Wp] -> o[Co, Ho, Wo]. Each output row is covered by
-// registers starting at 0, kLanes, ...; the last one is moved back to end at Wo, overlapping
-// its predecessor (it stores the same values there), so Wo >= kLanes and no tail loop.
+// Output channels in as few blocks as there are multiples of kMaxBlock, of near-equal size:
+// each block reads every input tap once, and its accumulators are its chains of dependent
+// multiply-adds (C * kh * kw long), so conv1's 10 channels as 5 + 5 ran 30% faster than as
+// 4 + 4 + 2. Block b is [block_start(b), block_start(b + 1)).
+inline int64_t blocks_of(int64_t Co) { return (Co + kMaxBlock - 1) / kMaxBlock; }
+inline int64_t block_start(int64_t Co, int64_t b) { return Co * b / blocks_of(Co); }
+
+// The weights w[Co, C * taps] packed per block as channels() reads them: block [co, co + nb)
+// at co * C * taps, [c][tap][k].
 template <class T>
-void sample(const T* xp, const T* w, const T* b, T* o, int64_t C, int64_t Hp, int64_t Wp, int64_t Co,
-            int64_t kh, int64_t kw, int64_t Ho, int64_t Wo) {
-  constexpr int64_t L = kLanes<T>;
-  const int64_t plane = Ho * Wo;
-  // Output channels in as few blocks as there are multiples of kMaxBlock, of near-equal size:
-  // each block reads every input tap once, and its accumulators are its chains of dependent
-  // multiply-adds (C * kh * kw long), so conv1's 10 channels as 5 + 5 ran 30% faster than as
-  // 4 + 4 + 2.
-  const int64_t blocks = (Co + kMaxBlock - 1) / kMaxBlock;
+void pack_weights(const T* w, T* wp, int64_t Co, int64_t depth) {
+  for (int64_t b = 0; b < blocks_of(Co); ++b) {
+    const int64_t co = block_start(Co, b), nb = block_start(Co, b + 1) - co;
+    for (int64_t t = 0; t < depth; ++t)
+      for (int64_t k = 0; k < nb; ++k) wp[co * depth + t * nb + k] = w[(co + k) * depth + t];
+  }
+}
+
+// One sample, laid out: xp -> o[Co, Ho, Wo], in registers of L lanes. Each output row is
+// covered by registers starting at 0, L, ...; the last one is moved back to end at Wo,
+// overlapping its predecessor (it stores the same values there), so Wo >= L and no tail loop.
+template <bool Half, class T>
+void sample(const T* xp, const T* wp, const T* b, T* o, int64_t C, const Layout& l, const int64_t* taps,
+            int64_t ntaps, int64_t Co, int64_t Ho, int64_t Wo) {
+  constexpr int64_t L = kLanesOf<T, Half>;
+  const int64_t plane = Ho * Wo, depth = C * ntaps;
   for (int64_t oh = 0; oh < Ho; ++oh)
     for (int64_t ow = 0; ow < Wo; ow += L) {
       const int64_t col = std::min(ow, Wo - L);
-      const T* x = xp + oh * Wp + col;
+      const T* x = xp + oh * l.row_step() + col;
       T* out = o + oh * Wo + col;
-      for (int64_t blk = 0; blk < blocks; ++blk) {
-        const int64_t co = Co * blk / blocks, nb = Co * (blk + 1) / blocks - co;
-        kChannelBlocks<T>[nb - 1](x, w, b, out, co, C, Hp, Wp, kh, kw, plane);
+      for (int64_t blk = 0; blk < blocks_of(Co); ++blk) {
+        const int64_t co = block_start(Co, blk), nb = block_start(Co, blk + 1) - co;
+        kChannelBlocks<Half, T>[nb - 1](x, wp + co * depth, b, out, co, C, l.channel(), taps, ntaps, plane);
       }
     }
+}
+
+bool strides_and_dilations_fit(const Conv2dParams& p) {
+  return p.stride_h >= 1 && p.stride_h <= kMaxStride && p.stride_w >= 1 && p.stride_w <= kMaxStride &&
+         p.dilation_h == 1 && p.dilation_w == 1;
+}
+
+// Whether the zero-bordered sample (with one more column, the odd phase's rounding) stays
+// within kMaxPaddedSample; each factor is bounded before it is multiplied.
+bool padded_sample_fits(int64_t C, int64_t H, int64_t W, const Conv2dParams& p) {
+  for (int64_t v : {C, H, W, p.pad_h, p.pad_w})
+    if (v < 0 || v > kMaxPaddedSample) return false;
+  const int64_t rows = C * (H + 2 * p.pad_h);
+  return rows <= kMaxPaddedSample && rows * (W + 2 * p.pad_w + 1) <= kMaxPaddedSample;
 }
 
 }  // namespace
@@ -85,129 +186,304 @@ void sample(const T* xp, const T* w, const T* b, T* o, int64_t C, int64_t Hp, in
 template <class T>
 bool conv2d_direct_fits(int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t Wo,
                         const Conv2dParams& p) {
-  const bool padded = p.pad_h || p.pad_w;
-  return p.stride_h == 1 && p.stride_w == 1 && p.dilation_h == 1 && p.dilation_w == 1 &&
-         C * kh * kw <= kMaxTaps && Wo >= kLanes<T> &&
-         (!padded || C * (H + 2 * p.pad_h) * (W + 2 * p.pad_w) <= kMaxPaddedSample);
+  for (int64_t v : {C, kh, kw})
+    if (v < 0 || v > kMaxTaps) return false;
+  // A strided 1 x 1 kernel (the small ResNet's shortcuts) reads every other input once: the
+  // column route's subsampling copy and one GEMM were about twice as fast as the split copy
+  // and this loop.
+  const bool strided_one_tap = kh * kw == 1 && (p.stride_h != 1 || p.stride_w != 1);
+  return strides_and_dilations_fit(p) && kh >= 1 && kw >= 1 && kh * kw <= kMaxTaps &&
+         C * kh * kw <= kMaxTaps && !strided_one_tap && Wo >= kLanesOf<T, kHasHalfRegister> &&
+         padded_sample_fits(C, H, W, p);
 }
 
 template <class T>
 void conv2d_direct(const T* x, const T* w, const T* b, T* out, int64_t N, int64_t C, int64_t H, int64_t W,
                    int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo, const Conv2dParams& p) {
-  const int64_t pad_h = p.pad_h, pad_w = p.pad_w;
-  const int64_t Hp = H + 2 * pad_h, Wp = W + 2 * pad_w;
+  const Layout l(H, W, p);
+  const bool copied = p.pad_h || p.pad_w || p.stride_w != 1;
+  int64_t taps[kMaxTaps];
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) taps[i * kw + j] = l.tap(i, j);
+  T* wp = conv_scratch<T>(kConvWeights, Co * C * kh * kw);
+  pack_weights(w, wp, Co, C * kh * kw);
+  // Whole registers where the rows are at least one wide, half ones below (the small ResNet's
+  // 8 x 8 layers under AVX-512).
+  const auto run = Wo >= kLanes<T> ? sample<false, T> : sample<kHasHalfRegister, T>;
   parallel_for(N, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t n = lo; n < hi; ++n) {
       const T* xn = x + n * C * H * W;
-      if (pad_h || pad_w) {
-        T* xp = conv_scratch<T>(kConvColumns, C * Hp * Wp);
-        pad_sample(xn, xp, C, H, W, pad_h, pad_w);
+      if (copied) {
+        T* xp = conv_scratch<T>(kConvColumns, C * l.channel());
+        lay_out_sample(xn, xp, C, H, W, p.pad_h, p.pad_w, l);
         xn = xp;
       }
-      sample(xn, w, b, out + n * Co * Ho * Wo, C, Hp, Wp, Co, kh, kw, Ho, Wo);
+      run(xn, wp, b, out + n * Co * Ho * Wo, C, l, taps, kh * kw, Co, Ho, Wo);
     }
   });
 }
 
+template <class T>
+bool conv2d_direct_backward_input_fits(int64_t C, int64_t H, int64_t W, int64_t Co, int64_t kh, int64_t kw,
+                                       int64_t Ho, int64_t Wo, const Conv2dParams& p) {
+  if (C <= 0) return false;  // nothing to compute
+  if (p.stride_h != 1 || p.stride_w != 1 || p.pad_h > kh - 1 || p.pad_w > kw - 1) return false;
+  Conv2dParams transposed = p;
+  transposed.pad_h = kh - 1 - p.pad_h;
+  transposed.pad_w = kw - 1 - p.pad_w;
+  // The transposed convolution also multiplies the zeros of its padding k - 1 - p, which the
+  // column route skips: a layer padded less than that (the tutorial's conv2, unpadded 5 x 5 on
+  // 12 x 12: 2.25 times the work) stays there.
+  return conv2d_direct_fits<T>(Co, Ho, Wo, kh, kw, W, transposed) && H * W * 100 <= Ho * Wo * 115;
+}
+
+template <class T>
+void conv2d_direct_backward_input(const T* go, const T* w, T* gx, int64_t N, int64_t C, int64_t H, int64_t W,
+                                  int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo,
+                                  const Conv2dParams& p) {
+  // The kernel flipped in both directions, input and output channels swapped:
+  // flipped[c][co][i][j] = w[co][c][kh - 1 - i][kw - 1 - j].
+  const int64_t taps = kh * kw;
+  T* flipped = conv_scratch<T>(kConvResult, C * Co * taps);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t co = 0; co < Co; ++co)
+      for (int64_t t = 0; t < taps; ++t)
+        flipped[(c * Co + co) * taps + t] = w[(co * C + c) * taps + taps - 1 - t];
+  Conv2dParams transposed = p;
+  transposed.pad_h = kh - 1 - p.pad_h;
+  transposed.pad_w = kw - 1 - p.pad_w;
+  conv2d_direct(go, flipped, static_cast<const T*>(nullptr), gx, N, Co, Ho, Wo, C, kh, kw, H, W, transposed);
+}
+
 namespace {
 
-// The weight gradient's registers: 8 floats (4 doubles) also where AVX-512 is enabled, so that
-// conv1's 24-wide rows are three whole registers (rows are summed, so a register cannot be
-// moved back to overlap its predecessor as the forward does; the rest goes one at a time).
-template <class T>
-struct GradPacket {
-  using type = typename Eigen::internal::packet_traits<T>::type;
-};
-#ifdef EIGEN_VECTORIZE_AVX512
-template <>
-struct GradPacket<float> {
-  using type = Eigen::internal::Packet8f;
-};
-template <>
-struct GradPacket<double> {
-  using type = Eigen::internal::Packet4d;
-};
+// The weight gradient has two loops. Thin layers (few input channels times taps, as the
+// tutorial's conv1: 1 x 5 x 5 for 10 output channels) put output positions in the register
+// lanes and reduce them at the end; wider layers put output channels in the lanes, reading
+// the output gradient transposed to [position][channel] and broadcasting each input value,
+// so that nothing is reduced across lanes (the reduction per tap and channel cost more than
+// the multiply-adds on the small ResNet's 8 x 8 layers).
+constexpr int64_t kMaxThinWeightTaps = 32;
+
+// Thin: register blocks of NB output channels times G taps of one input channel, NB * G
+// accumulators, each grad_out load shared by G taps and each input load by NB channels.
+// Wide: register blocks of V registers of output channels times G inputs (input channel and
+// tap pairs), V * G accumulators. Both sized to the vector registers there are: with 32
+// (AVX-512) thin 2 x 9, wide 24 accumulators; with 16, thin 2 x 6, wide 12.
+#if defined(EIGEN_VECTORIZE_AVX512)
+constexpr int kThinTapGroup = 9;
+constexpr int kWideAccumulators = 24;
+#else
+constexpr int kThinTapGroup = 6;
+constexpr int kWideAccumulators = 12;
 #endif
+constexpr int kThinChannelGroup = 2;
+constexpr int kWideMaxRegisters = 2;
 
-// gw[co0 + k][c][i][j] += sum over output positions of g[co0 + k] times the input under tap
-// (i, j), for k < NB and one sample: NB * KW accumulators per (c, i), each input load shared
-// by NB channels and each grad_out load by KW taps.
-template <int NB, int KW, class T>
-void weight_block(const T* g, const T* xp, T* gw, int64_t co0, int64_t C, int64_t Hp, int64_t Wp, int64_t kh,
-                  int64_t Ho, int64_t Wo) {
-  namespace ei = Eigen::internal;
-  using P = typename GradPacket<T>::type;
+// The sum of v's lanes (through memory, not Eigen's predux: under AVX-512,
+// GCC 12 warns, wrongly and so fatally here, that the 8-double reduction reads an
+// uninitialised register).
+template <class P, class T>
+T lane_sum(const P& v) {
   constexpr int64_t L = sizeof(P) / sizeof(T);
-  const int64_t plane = Ho * Wo, whole = Wo - Wo % L;
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t i = 0; i < kh; ++i) {
-      P acc[NB][KW];
-      T rest[NB][KW] = {};
-      for (int k = 0; k < NB; ++k)
-        for (int j = 0; j < KW; ++j) acc[k][j] = ei::pset1<P>(T(0));
-      for (int64_t oh = 0; oh < Ho; ++oh) {
-        const T* xr = xp + (c * Hp + oh + i) * Wp;
-        const T* gr = g + co0 * plane + oh * Wo;
-        for (int64_t ow = 0; ow < whole; ow += L) {
-          P gv[NB];
-          for (int k = 0; k < NB; ++k) gv[k] = ei::ploadu<P>(gr + k * plane + ow);
-          for (int j = 0; j < KW; ++j) {
-            const P xv = ei::ploadu<P>(xr + ow + j);
-            for (int k = 0; k < NB; ++k) acc[k][j] = ei::pmadd(gv[k], xv, acc[k][j]);
-          }
-        }
-        for (int64_t ow = whole; ow < Wo; ++ow)
-          for (int k = 0; k < NB; ++k)
-            for (int j = 0; j < KW; ++j) rest[k][j] += gr[k * plane + ow] * xr[ow + j];
-      }
-      for (int k = 0; k < NB; ++k)
-        for (int j = 0; j < KW; ++j)
-          gw[((co0 + k) * C + c) * kh * KW + i * KW + j] += ei::predux(acc[k][j]) + rest[k][j];
-    }
+  T lanes[L];
+  Eigen::internal::pstoreu(lanes, v);
+  T total = T(0);
+  for (int64_t i = 0; i < L; ++i) total += lanes[i];
+  return total;
 }
 
-// One sample's weight gradient, output channels two at a time.
-template <int KW, class T>
-void weight_sample(const T* g, const T* xp, T* gw, int64_t C, int64_t Hp, int64_t Wp, int64_t Co, int64_t kh,
-                   int64_t Ho, int64_t Wo) {
-  int64_t co = 0;
-  for (; co + 2 <= Co; co += 2) weight_block<2, KW>(g, xp, gw, co, C, Hp, Wp, kh, Ho, Wo);
-  if (co < Co) weight_block<1, KW>(g, xp, gw, co, C, Hp, Wp, kh, Ho, Wo);
+// acc[k * depth + t] += sum over output positions of g[k * plane + position] times the input
+// under tap t (xc + taps[t], laid out as Layout says), for k < NB and t < G, over one sample.
+// Rows are summed a register at a time, a remainder below one register one value at a time.
+template <int NB, int G, bool Half, class T>
+void thin_weight_taps(const T* g, const T* xc, T* acc, int64_t depth, const int64_t* taps, int64_t row_step,
+                      int64_t Ho, int64_t Wo) {
+  namespace ei = Eigen::internal;
+  using P = typename Register<T, Half>::type;
+  constexpr int64_t L = kLanesOf<T, Half>;
+  const int64_t plane = Ho * Wo, whole = Wo - Wo % L;
+  P sum[NB][G];
+  T rest[NB][G] = {};
+  for (int k = 0; k < NB; ++k)
+    for (int t = 0; t < G; ++t) sum[k][t] = ei::pset1<P>(T(0));
+  int64_t tap[G];  // held in registers across the loops, not reloaded per position
+  for (int t = 0; t < G; ++t) tap[t] = taps[t];
+  for (int64_t oh = 0; oh < Ho; ++oh) {
+    const T* xr = xc + oh * row_step;
+    const T* gr = g + oh * Wo;
+    for (int64_t ow = 0; ow < whole; ow += L) {
+      P gv[NB];
+      for (int k = 0; k < NB; ++k) gv[k] = ei::ploadu<P>(gr + k * plane + ow);
+      for (int t = 0; t < G; ++t) {
+        const P xv = ei::ploadu<P>(xr + tap[t] + ow);
+        for (int k = 0; k < NB; ++k) sum[k][t] = ei::pmadd(gv[k], xv, sum[k][t]);
+      }
+    }
+    for (int64_t ow = whole; ow < Wo; ++ow)
+      for (int k = 0; k < NB; ++k)
+        for (int t = 0; t < G; ++t) rest[k][t] += gr[k * plane + ow] * xr[tap[t] + ow];
+  }
+  for (int k = 0; k < NB; ++k)
+    for (int t = 0; t < G; ++t) acc[k * depth + t] += lane_sum<P, T>(sum[k][t]) + rest[k][t];
 }
+
+template <class T>
+using ThinWeightTaps = void (*)(const T*, const T*, T*, int64_t, const int64_t*, int64_t, int64_t, int64_t);
+template <int NB, bool Half, class T, int... G>
+constexpr std::array<ThinWeightTaps<T>, sizeof...(G)> thin_weight_row(std::integer_sequence<int, G...>) {
+  return {thin_weight_taps<NB, G + 1, Half, T>...};
+}
+// [NB - 1][G - 1]
+template <bool Half, class T>
+constexpr std::array<ThinWeightTaps<T>, kThinTapGroup> kThinWeightTaps[kThinChannelGroup] = {
+    thin_weight_row<1, Half, T>(std::make_integer_sequence<int, kThinTapGroup>()),
+    thin_weight_row<2, Half, T>(std::make_integer_sequence<int, kThinTapGroup>())};
+
+// One laid-out sample's weight gradient, added into acc[Co, C * ntaps].
+template <bool Half, class T>
+void thin_weight_sample(const T* g, const T* xl, T* acc, int64_t C, const Layout& l, const int64_t* taps,
+                        int64_t kh, int64_t ntaps, int64_t Co, int64_t Ho, int64_t Wo) {
+  const int64_t depth = C * ntaps, plane = Ho * Wo;
+  // A channel's taps in one group where they fit (the stem's 3 x 3), otherwise a kernel row
+  // at a time (conv1's 5 x 5 as five groups of 5 ran 15% faster than as 9 + 9 + 7).
+  const int64_t group = ntaps <= kThinTapGroup ? ntaps : std::min<int64_t>(kThinTapGroup, ntaps / kh);
+  for (int64_t co = 0; co < Co; co += kThinChannelGroup) {
+    const int64_t nb = std::min<int64_t>(kThinChannelGroup, Co - co);
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t t = 0; t < ntaps; t += group) {
+        const int64_t gt = std::min<int64_t>(group, ntaps - t);
+        kThinWeightTaps<Half, T>[nb - 1][gt - 1](g + co * plane, xl + c * l.channel(),
+                                                 acc + co * depth + c * ntaps + t, depth, taps + t,
+                                                 l.row_step(), Ho, Wo);
+      }
+  }
+}
+
+// acc[d * Cp + v * L + lane] += sum over output positions of gt[position * Cp + v * L + lane]
+// times the input at xl + offs[d] + position's offset, for d < G and v < V, over one sample.
+template <int V, int G, class T>
+void wide_weight_inputs(const T* gt, int64_t Cp, const T* xl, const int64_t* offs, T* acc, int64_t row_step,
+                        int64_t Ho, int64_t Wo) {
+  namespace ei = Eigen::internal;
+  using P = typename Register<T, false>::type;
+  constexpr int64_t L = kLanes<T>;
+  P sum[G][V];
+  for (int d = 0; d < G; ++d)
+    for (int v = 0; v < V; ++v) sum[d][v] = ei::pset1<P>(T(0));
+  for (int64_t oh = 0; oh < Ho; ++oh) {
+    const T* xr = xl + oh * row_step;
+    const T* gr = gt + oh * Wo * Cp;
+    for (int64_t ow = 0; ow < Wo; ++ow, gr += Cp) {
+      P gv[V];
+      for (int v = 0; v < V; ++v) gv[v] = ei::ploadu<P>(gr + v * L);
+      for (int d = 0; d < G; ++d) {
+        const P xv = ei::pset1<P>(xr[offs[d] + ow]);
+        for (int v = 0; v < V; ++v) sum[d][v] = ei::pmadd(gv[v], xv, sum[d][v]);
+      }
+    }
+  }
+  for (int d = 0; d < G; ++d)
+    for (int v = 0; v < V; ++v)
+      ei::pstoreu(acc + d * Cp + v * L, ei::padd(ei::ploadu<P>(acc + d * Cp + v * L), sum[d][v]));
+}
+
+template <class T>
+using WideWeightInputs = void (*)(const T*, int64_t, const T*, const int64_t*, T*, int64_t, int64_t, int64_t);
+template <int V, class T, int... G>
+constexpr std::array<WideWeightInputs<T>, sizeof...(G)> wide_weight_row(std::integer_sequence<int, G...>) {
+  return {wide_weight_inputs<V, G + 1, T>...};
+}
+// [V - 1][G - 1], G up to kWideAccumulators / V (entries past that for V = 2 are not used).
+template <class T>
+constexpr std::array<WideWeightInputs<T>, kWideAccumulators / 2> kWideWeightInputs2 =
+    wide_weight_row<2, T>(std::make_integer_sequence<int, kWideAccumulators / 2>());
+template <class T>
+constexpr std::array<WideWeightInputs<T>, kWideAccumulators> kWideWeightInputs1 =
+    wide_weight_row<1, T>(std::make_integer_sequence<int, kWideAccumulators>());
+
+// One laid-out sample's weight gradient, added into acc[depth][Cp]; offs[d] is input d's
+// offset in the laid-out sample (channel and tap), gt the output gradient as [position][Cp].
+template <class T>
+void wide_weight_sample(const T* gt, int64_t Cp, const T* xl, const int64_t* offs, int64_t depth, T* acc,
+                        int64_t row_step, int64_t Ho, int64_t Wo) {
+  constexpr int64_t L = kLanes<T>;
+  for (int64_t co = 0; co < Cp; co += kWideMaxRegisters * L) {
+    const int V = static_cast<int>(std::min<int64_t>(kWideMaxRegisters, (Cp - co) / L));
+    const int64_t group = kWideAccumulators / V;
+    for (int64_t d = 0; d < depth; d += group) {
+      const int64_t g = std::min(group, depth - d);
+      const auto f = V == 2 ? kWideWeightInputs2<T>[g - 1] : kWideWeightInputs1<T>[g - 1];
+      f(gt + co, Cp, xl, offs + d, acc + d * Cp + co, row_step, Ho, Wo);
+    }
+  }
+}
+
+bool thin_weight(int64_t C, int64_t kh, int64_t kw) { return C * kh * kw <= kMaxThinWeightTaps; }
 
 }  // namespace
 
 template <class T>
-bool conv2d_direct_backward_weight_fits(int64_t C, int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t Wo,
-                                        const Conv2dParams& p) {
-  return (kw == 3 || kw == 5) && conv2d_direct_fits<T>(C, H, W, kh, kw, Wo, p);
+bool conv2d_direct_backward_weight_fits(int64_t C, int64_t H, int64_t W, int64_t Co, int64_t kh, int64_t kw,
+                                        int64_t Wo, const Conv2dParams& p) {
+  // Wide needs two registers of output channels: with one (the small ResNet's 16-channel
+  // layers) each broadcast input feeds a single multiply-add, and the shifted-copy GEMM was
+  // faster (5.96 against 6.59 ms per batch of 64 at 32 x 32).
+  return conv2d_direct_fits<T>(C, H, W, kh, kw, Wo, p) && (thin_weight(C, kh, kw) || Co > kLanes<T>);
 }
 
 template <class T>
 void conv2d_direct_backward_weight(const T* go, const T* x, T* gw, T* gb, int64_t N, int64_t C, int64_t H,
                                    int64_t W, int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo,
                                    const Conv2dParams& p) {
-  const int64_t pad_h = p.pad_h, pad_w = p.pad_w;
-  const int64_t Hp = H + 2 * pad_h, Wp = W + 2 * pad_w, weights = Co * C * kh * kw;
-  const T* sum = sum_over_samples<T>(N, weights + Co, [&](int64_t n, T* acc) {
+  const Layout l(H, W, p);
+  const bool copied = p.pad_h || p.pad_w || p.stride_w != 1;
+  const int64_t ntaps = kh * kw, depth = C * ntaps, plane = Ho * Wo, weights = Co * depth;
+  int64_t taps[kMaxTaps];
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) taps[i * kw + j] = l.tap(i, j);
+  const bool thin = thin_weight(C, kh, kw);
+  // Wide: every input's offset (channel and tap), and the output channels padded to whole
+  // registers, Cp; the accumulators are [depth][Cp].
+  int64_t offs[kMaxTaps];
+  if (!thin)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t t = 0; t < ntaps; ++t) offs[c * ntaps + t] = c * l.channel() + taps[t];
+  const int64_t Cp = (Co + kLanes<T> - 1) / kLanes<T> * kLanes<T>;
+  const int64_t summed = thin ? weights : depth * Cp;
+  // Thin: whole registers where rows are a multiple of one, otherwise half ones (conv1's 24-wide
+  // rows: three of 8 floats under AVX-512 rather than one of 16 and 8 values one at a time).
+  const auto thin_run =
+      Wo % kLanes<T> == 0 ? thin_weight_sample<false, T> : thin_weight_sample<kHasHalfRegister, T>;
+  const T* sum = sum_over_samples<T>(N, summed + Co, [&](int64_t n, T* acc) {
     const T* xn = x + n * C * H * W;
-    if (pad_h || pad_w) {
-      T* xp = conv_scratch<T>(kConvColumns, C * Hp * Wp);
-      pad_sample(xn, xp, C, H, W, pad_h, pad_w);
+    if (copied) {
+      T* xp = conv_scratch<T>(kConvColumns, C * l.channel());
+      lay_out_sample(xn, xp, C, H, W, p.pad_h, p.pad_w, l);
       xn = xp;
     }
-    const T* gn = go + n * Co * Ho * Wo;
-    if (kw == 3)
-      weight_sample<3>(gn, xn, acc, C, Hp, Wp, Co, kh, Ho, Wo);
-    else
-      weight_sample<5>(gn, xn, acc, C, Hp, Wp, Co, kh, Ho, Wo);
+    const T* gn = go + n * Co * plane;
+    if (thin) {
+      thin_run(gn, xn, acc, C, l, taps, kh, ntaps, Co, Ho, Wo);
+    } else {
+      T* gt = conv_scratch<T>(kConvResult, plane * Cp);
+      for (int64_t q = 0; q < plane; ++q) {
+        for (int64_t co = 0; co < Co; ++co) gt[q * Cp + co] = gn[co * plane + q];
+        for (int64_t co = Co; co < Cp; ++co) gt[q * Cp + co] = T(0);
+      }
+      wide_weight_sample(gt, Cp, xn, offs, depth, acc, l.row_step(), Ho, Wo);
+    }
     if (gb)
       for (int64_t co = 0; co < Co; ++co)
-        acc[weights + co] +=
-            Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(gn + co * Ho * Wo, Ho * Wo).sum();
+        acc[summed + co] +=
+            Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>(gn + co * plane, plane).sum();
   });
-  std::copy(sum, sum + weights, gw);
-  if (gb) std::copy(sum + weights, sum + weights + Co, gb);
+  if (thin)
+    std::copy(sum, sum + weights, gw);
+  else
+    for (int64_t co = 0; co < Co; ++co)
+      for (int64_t d = 0; d < depth; ++d) gw[co * depth + d] = sum[d * Cp + co];
+  if (gb) std::copy(sum + summed, sum + summed + Co, gb);
 }
 
 #define EMBER_CONV_DIRECT(T)                                                                                \
@@ -215,8 +491,13 @@ void conv2d_direct_backward_weight(const T* go, const T* x, T* gw, T* gb, int64_
                                       const Conv2dParams&);                                                 \
   template void conv2d_direct<T>(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t,      \
                                  int64_t, int64_t, int64_t, int64_t, int64_t, const Conv2dParams&);         \
+  template bool conv2d_direct_backward_input_fits<T>(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,  \
+                                                     int64_t, int64_t, const Conv2dParams&);                \
+  template void conv2d_direct_backward_input<T>(const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t, \
+                                                int64_t, int64_t, int64_t, int64_t, int64_t,                \
+                                                const Conv2dParams&);                                       \
   template bool conv2d_direct_backward_weight_fits<T>(int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, \
-                                                      const Conv2dParams&);                                 \
+                                                      int64_t, const Conv2dParams&);                        \
   template void conv2d_direct_backward_weight<T>(const T*, const T*, T*, T*, int64_t, int64_t, int64_t,     \
                                                  int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,      \
                                                  const Conv2dParams&);

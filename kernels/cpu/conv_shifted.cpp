@@ -119,14 +119,14 @@ void forward_all(const T* x, const T* rows, const T* b, T* out, int64_t N, const
 
 }  // namespace
 
-bool conv2d_shifted_fits(ShiftedPass pass, int64_t C, int64_t Co, int64_t H, int64_t W, int64_t kh,
-                         int64_t kw, const Conv2dParams& p) {
+bool conv2d_shifted_fits(ConvPass pass, int64_t C, int64_t Co, int64_t H, int64_t W, int64_t kh, int64_t kw,
+                         const Conv2dParams& p) {
   if (p.stride_h != 1 || p.stride_w != 1 || p.dilation_h != 1 || p.dilation_w != 1) return false;
   for (int64_t v : {C, Co, H, W, kh, kw, p.pad_h, p.pad_w})
     if (v < 0 || v > kMaxSide) return false;
-  if (pass == ShiftedPass::backward_input && (p.pad_h > kh - 1 || p.pad_w > kw - 1)) return false;
-  const Geometry g = pass == ShiftedPass::backward_input ? input_gradient_geometry(C, H, W, Co, kh, kw, p)
-                                                         : geometry(C, H, W, Co, kh, kw, p.pad_h, p.pad_w);
+  if (pass == ConvPass::backward_input && (p.pad_h > kh - 1 || p.pad_w > kw - 1)) return false;
+  const Geometry g = pass == ConvPass::backward_input ? input_gradient_geometry(C, H, W, Co, kh, kw, p)
+                                                      : geometry(C, H, W, Co, kh, kw, p.pad_h, p.pad_w);
   // Each factor is bounded first, so that the product cannot overflow (an empty batch can
   // carry any channel count and size).
   for (int64_t v : {g.C, g.Co, g.H, g.W, g.Ho, g.Wo})
@@ -136,12 +136,12 @@ bool conv2d_shifted_fits(ShiftedPass pass, int64_t C, int64_t Co, int64_t H, int
     return false;
   // The weight gradient's GEMMs are as deep as the output is large; the others only as deep
   // as the channels read.
-  if (pass != ShiftedPass::backward_weight && g.C < kMinChannels) return false;
+  if (pass != ConvPass::backward_weight && g.C < kMinChannels) return false;
   // Positions computed against those the forward convolution computes: the input gradient
   // also multiplies the zeros of its padding k - 1 - p, which the column route skips, so a
   // layer padded less than k - 1 - p (as the tutorial's conv2, unpadded 5x5 on 12x12: 2.25
   // times the work) stays there.
-  const int64_t useful = pass == ShiftedPass::backward_input ? g.H * g.W : g.Ho * g.Wo;
+  const int64_t useful = pass == ConvPass::backward_input ? g.H * g.W : g.Ho * g.Wo;
   return g.L * 100 <= useful * (100 + kMaxWastePercent);
 }
 

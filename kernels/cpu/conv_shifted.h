@@ -18,14 +18,14 @@
 #include <cstdint>
 
 #include "ember/core/op_kinds.h"
+#include "ember/kernels/cpu/conv_route.h"
 
 namespace ember::cpu {
 
 /// Whether the shifted-copy route serves a layer with C input and Co output channels, an H x W
 /// input and a kh x kw kernel in the given direction, and serves it faster than im2col.
-enum class ShiftedPass { forward, backward_input, backward_weight };
-bool conv2d_shifted_fits(ShiftedPass pass, int64_t C, int64_t Co, int64_t H, int64_t W, int64_t kh,
-                         int64_t kw, const Conv2dParams& p);
+bool conv2d_shifted_fits(ConvPass pass, int64_t C, int64_t Co, int64_t H, int64_t W, int64_t kh, int64_t kw,
+                         const Conv2dParams& p);
 
 /// out[N, Co, Ho, Wo] = conv(x[N, C, H, W], w[Co, C, kh, kw], padding of p) + b[Co] (b may be null).
 template <class T>

@@ -1,8 +1,11 @@
 // conv2d on the CPU: im2col with the batch folded into the columns, so each direction is an
 // Eigen GEMM ([C_out, C_in*kH*kW] x [C_in*kH*kW, samples*H_out*W_out]) plus a cheap reshuffle
-// to or from NCHW. Two layer kinds take other routes: thin forward layers, as the tutorial's
-// first, conv_direct.h; stride-1 layers whose rows are wide next to the kernel, as the small
-// ResNet's 3x3 layers at 32x32 and 16x16, conv_shifted.h (in each direction it accepts).
+// to or from NCHW. This route takes every layer; most layers of the models here take faster
+// ones (conv_route.h chooses per pass): the direct loops of conv_direct.h (strides 1 and 2,
+// up to 1024 input taps, rows at least half a register wide: every forward of the tutorial
+// CNN and the small ResNet except the strided 1 x 1 shortcuts, and the input and weight
+// gradients where they win) and, for stride-1 layers that the direct loops decline, the
+// shifted-copy GEMMs of conv_shifted.h.
 //
 // The batch is folded a few samples at a time: a chunk's columns are sized to stay in L2, so
 // im2col writes them and Eigen's packing reads them back without a trip to memory (folding
@@ -22,6 +25,7 @@
 #include "ember/core/threads.h"
 #include "ember/kernels/cpu/conv_buffers.h"
 #include "ember/kernels/cpu/conv_direct.h"
+#include "ember/kernels/cpu/conv_route.h"
 #include "ember/kernels/cpu/conv_shifted.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
@@ -116,6 +120,7 @@ void for_chunks(const Geometry& g, const Split& s, const F& f) {
   });
 }
 
+using cpu::copy_even;
 using cpu::copy_run;
 using cpu::copy_vec;
 using cpu::kRunLanes;
@@ -125,31 +130,6 @@ using cpu::zero_run;
 template <class T>
 inline void add_vec(T* d, const T* s) {
   *reinterpret_cast<Vec<T>*>(d) += *reinterpret_cast<const Vec<T>*>(s);
-}
-
-// d[i] = s[2 i] for i in [0, n): a stride-2 layer's row (the small ResNet's downsampling
-// convolutions), a register of outputs from two loads and one shuffle rather than one element
-// at a time. The second load starts one element early, so that no chunk reads past s[2 n - 2];
-// a row of fewer than one register goes one at a time, and the last chunk is moved back to end
-// at n, overlapping its predecessor.
-template <class T>
-inline void copy_even(T* d, const T* s, int64_t n) {
-  constexpr int64_t V = kRunLanes<T>;
-  if (n < V) {
-    for (int64_t i = 0; i < n; ++i) d[i] = s[2 * i];
-    return;
-  }
-  for (int64_t i = 0; i < n; i += V) {
-    const int64_t at = std::min(i, n - V);
-    const Vec<T> lo = *reinterpret_cast<const Vec<T>*>(s + 2 * at);
-    const Vec<T> hi = *reinterpret_cast<const Vec<T>*>(s + 2 * at + V - 1);
-    Vec<T> even;
-    if constexpr (V == 8)
-      even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 9, 11, 13, 15);
-    else
-      even = __builtin_shufflevector(lo, hi, 0, 2, 5, 7);
-    *reinterpret_cast<Vec<T>*>(d + at) = even;
-  }
 }
 
 // rows x n block copy (Op::copy) or accumulation (Op::add) between row strides ds and ss.
@@ -279,6 +259,36 @@ const void* data(const Tensor& t) { return t.defined() ? t.raw_data() : nullptr;
 
 }  // namespace
 
+namespace cpu {
+
+ConvRoute conv2d_route(ConvPass pass, DType dtype, int64_t C, int64_t H, int64_t W, int64_t Co, int64_t kh,
+                       int64_t kw, int64_t Ho, int64_t Wo, const Conv2dParams& p) {
+  auto direct = [&](auto zero) {
+    using T = decltype(zero);
+    switch (pass) {
+      case ConvPass::forward:
+        return conv2d_direct_fits<T>(C, H, W, kh, kw, Wo, p);
+      case ConvPass::backward_input:
+        return conv2d_direct_backward_input_fits<T>(C, H, W, Co, kh, kw, Ho, Wo, p);
+      case ConvPass::backward_weight:
+        return conv2d_direct_backward_weight_fits<T>(C, H, W, Co, kh, kw, Wo, p);
+    }
+    return false;
+  };
+  if (dtype == DType::Float32 ? direct(float()) : dtype == DType::Float64 && direct(double()))
+    return ConvRoute::direct;
+  if (conv2d_shifted_fits(pass, C, Co, H, W, kh, kw, p)) return ConvRoute::shifted;
+  return ConvRoute::columns;
+}
+
+}  // namespace cpu
+
+namespace {
+cpu::ConvRoute route(cpu::ConvPass pass, const Tensor& t, const Geometry& g) {
+  return cpu::conv2d_route(pass, t.dtype(), g.C, g.H, g.W, g.Co, g.kh, g.kw, g.Ho, g.Wo, g.p);
+}
+}  // namespace
+
 void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const Conv2dParams& p) {
   Eigen::setNbThreads(1);  // the batch is split over the pool; Eigen stays on its task's thread
@@ -290,11 +300,12 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
     const T* w = static_cast<const T*>(weight.raw_data());
     const T* b = static_cast<const T*>(data(bias));
     T* o = static_cast<T*>(out.raw_data());
-    if (cpu::conv2d_direct_fits<T>(g.C, g.H, g.W, g.kh, g.kw, g.Wo, p)) {
+    const cpu::ConvRoute r = route(cpu::ConvPass::forward, out, g);
+    if (r == cpu::ConvRoute::direct) {
       cpu::conv2d_direct(x, w, b, o, g.N, g.C, g.H, g.W, g.Co, g.kh, g.kw, g.Ho, g.Wo, p);
       return;
     }
-    if (cpu::conv2d_shifted_fits(cpu::ShiftedPass::forward, g.C, g.Co, g.H, g.W, g.kh, g.kw, p)) {
+    if (r == cpu::ConvRoute::shifted) {
       cpu::conv2d_shifted(x, w, b, o, g.N, g.C, g.H, g.W, g.Co, g.kh, g.kw, p);
       return;
     }
@@ -337,7 +348,12 @@ void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& g
     T* gi = static_cast<T*>(grad_input.raw_data());
     const int64_t K = g.K(), P = g.P();
     if (K == 0) return;
-    if (cpu::conv2d_shifted_fits(cpu::ShiftedPass::backward_input, g.C, g.Co, g.H, g.W, g.kh, g.kw, p)) {
+    const cpu::ConvRoute r = route(cpu::ConvPass::backward_input, grad_input, g);
+    if (r == cpu::ConvRoute::direct) {
+      cpu::conv2d_direct_backward_input(go, w, gi, g.N, g.C, g.H, g.W, g.Co, g.kh, g.kw, g.Ho, g.Wo, p);
+      return;
+    }
+    if (r == cpu::ConvRoute::shifted) {
       cpu::conv2d_shifted_backward_input(go, w, gi, g.N, g.C, g.H, g.W, g.Co, g.kh, g.kw, p);
       return;
     }
@@ -365,13 +381,14 @@ void CpuBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor&
     const T* go = static_cast<const T*>(grad_out.raw_data());
     const T* x = static_cast<const T*>(input.raw_data());
     const bool with_bias = grad_bias.defined();
-    if (cpu::conv2d_direct_backward_weight_fits<T>(g.C, g.H, g.W, g.kh, g.kw, g.Wo, p)) {
+    const cpu::ConvRoute r = route(cpu::ConvPass::backward_weight, grad_weight, g);
+    if (r == cpu::ConvRoute::direct) {
       cpu::conv2d_direct_backward_weight(go, x, static_cast<T*>(grad_weight.raw_data()),
                                          with_bias ? static_cast<T*>(grad_bias.raw_data()) : nullptr, g.N,
                                          g.C, g.H, g.W, g.Co, g.kh, g.kw, g.Ho, g.Wo, p);
       return;
     }
-    if (cpu::conv2d_shifted_fits(cpu::ShiftedPass::backward_weight, g.C, g.Co, g.H, g.W, g.kh, g.kw, p)) {
+    if (r == cpu::ConvRoute::shifted) {
       cpu::conv2d_shifted_backward_weight(go, x, static_cast<T*>(grad_weight.raw_data()),
                                           with_bias ? static_cast<T*>(grad_bias.raw_data()) : nullptr, g.N,
                                           g.C, g.H, g.W, g.Co, g.kh, g.kw, p);
