@@ -47,6 +47,12 @@ struct Register<double, true> {
 #else
 constexpr bool kHasHalfRegister = false;
 #endif
+// Output row segments the forward computes at once: 2 x 8 accumulators need 32 registers.
+#if defined(EIGEN_VECTORIZE_AVX512)
+constexpr int kSegments = 2;
+#else
+constexpr int kSegments = 1;
+#endif
 template <class T, bool Half>
 constexpr int64_t kLanesOf = sizeof(typename Register<T, Half>::type) / sizeof(T);
 template <class T>
@@ -98,36 +104,44 @@ void lay_out_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t 
     }
 }
 
-// Output channels [co, co + NB) of one output row segment: NB independent accumulators, so
-// the multiply-adds do not wait on each other's latency, sharing each input load.
-// x: the input of the segment's first output (channel 0); o: the output segment of channel
-// 0; wp: the block's weights packed [c][tap][k], so that one tap's NB weights are adjacent.
-template <int NB, bool Half, class T>
-void channels(const T* x, const T* wp, const T* b, T* o, int64_t co, int64_t C, int64_t channel,
-              const int64_t* taps, int64_t ntaps, int64_t plane) {
+// Output channels [co, co + NB) of R output row segments (the second x_step further in the
+// input and o_step in the output): R * NB independent accumulators, so the multiply-adds do
+// not wait on each other's latency, each input load shared by NB channels and each weight by
+// R segments. x: the input of the first segment's first output (channel 0); o: that
+// segment's output of channel 0; wp: the block's weights packed [c][tap][k], so that one
+// tap's NB weights are adjacent.
+template <int NB, int R, bool Half, class T>
+void channels(const T* x, int64_t x_step, const T* wp, const T* b, T* o, int64_t o_step, int64_t co,
+              int64_t C, int64_t channel, const int64_t* taps, int64_t ntaps, int64_t plane) {
   namespace ei = Eigen::internal;
   using P = typename Register<T, Half>::type;
-  P acc[NB];
-  for (int k = 0; k < NB; ++k) acc[k] = ei::pset1<P>(b ? b[co + k] : T(0));
+  P acc[R][NB];
+  for (int k = 0; k < NB; ++k)
+    for (int r = 0; r < R; ++r) acc[r][k] = ei::pset1<P>(b ? b[co + k] : T(0));
   for (int64_t c = 0; c < C; ++c) {
     const T* xc = x + c * channel;
     for (int64_t t = 0; t < ntaps; ++t, wp += NB) {
-      const P v = ei::ploadu<P>(xc + taps[t]);
-      for (int k = 0; k < NB; ++k) acc[k] = ei::pmadd(ei::pset1<P>(wp[k]), v, acc[k]);
+      P v[R];
+      for (int r = 0; r < R; ++r) v[r] = ei::ploadu<P>(xc + taps[t] + r * x_step);
+      for (int k = 0; k < NB; ++k) {
+        const P w = ei::pset1<P>(wp[k]);
+        for (int r = 0; r < R; ++r) acc[r][k] = ei::pmadd(w, v[r], acc[r][k]);
+      }
     }
   }
-  for (int k = 0; k < NB; ++k) ei::pstoreu(o + (co + k) * plane, acc[k]);
+  for (int k = 0; k < NB; ++k)
+    for (int r = 0; r < R; ++r) ei::pstoreu(o + r * o_step + (co + k) * plane, acc[r][k]);
 }
 
-// channels<NB> for NB = 1 .. kMaxBlock, indexed by NB - 1.
+// channels<NB, R> for NB = 1 .. kMaxBlock, indexed by NB - 1.
 constexpr int64_t kMaxBlock = 8;
 template <class T>
-using ChannelBlock = void (*)(const T*, const T*, const T*, T*, int64_t, int64_t, int64_t, const int64_t*,
-                              int64_t, int64_t);
-template <bool Half, class T>
+using ChannelBlock = void (*)(const T*, int64_t, const T*, const T*, T*, int64_t, int64_t, int64_t, int64_t,
+                              const int64_t*, int64_t, int64_t);
+template <int R, bool Half, class T>
 constexpr ChannelBlock<T> kChannelBlocks[kMaxBlock] = {
-    channels<1, Half, T>, channels<2, Half, T>, channels<3, Half, T>, channels<4, Half, T>,
-    channels<5, Half, T>, channels<6, Half, T>, channels<7, Half, T>, channels<8, Half, T>};
+    channels<1, R, Half, T>, channels<2, R, Half, T>, channels<3, R, Half, T>, channels<4, R, Half, T>,
+    channels<5, R, Half, T>, channels<6, R, Half, T>, channels<7, R, Half, T>, channels<8, R, Half, T>};
 
 // Output channels in as few blocks as there are multiples of kMaxBlock, of near-equal size:
 // each block reads every input tap once, and its accumulators are its chains of dependent
@@ -148,23 +162,26 @@ void pack_weights(const T* w, T* wp, int64_t Co, int64_t depth) {
 }
 
 // One sample, laid out: xp -> o[Co, Ho, Wo], in registers of L lanes. Each output row is
-// covered by registers starting at 0, L, ...; the last one is moved back to end at Wo,
-// overlapping its predecessor (it stores the same values there), so Wo >= L and no tail loop.
+// covered by segments of one register starting at 0, L, ...; the last one is moved back to
+// end at Wo, overlapping its predecessor (it stores the same values there), so Wo >= L and no
+// tail loop. The segments go two at a time where there are registers for 2 x 8 accumulators.
 template <bool Half, class T>
 void sample(const T* xp, const T* wp, const T* b, T* o, int64_t C, const Layout& l, const int64_t* taps,
             int64_t ntaps, int64_t Co, int64_t Ho, int64_t Wo) {
   constexpr int64_t L = kLanesOf<T, Half>;
-  const int64_t plane = Ho * Wo, depth = C * ntaps;
-  for (int64_t oh = 0; oh < Ho; ++oh)
-    for (int64_t ow = 0; ow < Wo; ow += L) {
-      const int64_t col = std::min(ow, Wo - L);
-      const T* x = xp + oh * l.row_step() + col;
-      T* out = o + oh * Wo + col;
-      for (int64_t blk = 0; blk < blocks_of(Co); ++blk) {
-        const int64_t co = block_start(Co, blk), nb = block_start(Co, blk + 1) - co;
-        kChannelBlocks<Half, T>[nb - 1](x, wp + co * depth, b, out, co, C, l.channel(), taps, ntaps, plane);
-      }
+  constexpr int R = kSegments;
+  const int64_t plane = Ho * Wo, depth = C * ntaps, per_row = (Wo + L - 1) / L, segments = Ho * per_row;
+  auto in = [&](int64_t s) { return s / per_row * l.row_step() + std::min(s % per_row * L, Wo - L); };
+  auto out = [&](int64_t s) { return s / per_row * Wo + std::min(s % per_row * L, Wo - L); };
+  for (int64_t s = 0; s < segments; s += R) {
+    const bool pair = R == 2 && s + 1 < segments;
+    const int64_t x_step = pair ? in(s + 1) - in(s) : 0, o_step = pair ? out(s + 1) - out(s) : 0;
+    for (int64_t blk = 0; blk < blocks_of(Co); ++blk) {
+      const int64_t co = block_start(Co, blk), nb = block_start(Co, blk + 1) - co;
+      const auto f = pair ? kChannelBlocks<R, Half, T>[nb - 1] : kChannelBlocks<1, Half, T>[nb - 1];
+      f(xp + in(s), x_step, wp + co * depth, b, o + out(s), o_step, co, C, l.channel(), taps, ntaps, plane);
     }
+  }
 }
 
 bool strides_and_dilations_fit(const Conv2dParams& p) {
