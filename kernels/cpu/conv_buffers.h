@@ -107,6 +107,29 @@ inline void copy_even(T* d, const T* s, int64_t n) {
   }
 }
 
+/// d[2 i] = a[i], d[2 i + 1] = b[i] for i in [0, n): two phases of a stride-2 layer's input
+/// gradient row merged, a register of each at a time (two shuffles, two stores).
+template <class T>
+inline void zip_run(T* d, const T* a, const T* b, int64_t n) {
+  constexpr int64_t V = kRunLanes<T>;
+  int64_t i = 0;
+  for (; i + V <= n; i += V) {
+    const Vec<T> va = *reinterpret_cast<const Vec<T>*>(a + i);
+    const Vec<T> vb = *reinterpret_cast<const Vec<T>*>(b + i);
+    Vec<T> lo, hi;
+    if constexpr (V == 8) {
+      lo = __builtin_shufflevector(va, vb, 0, 8, 1, 9, 2, 10, 3, 11);
+      hi = __builtin_shufflevector(va, vb, 4, 12, 5, 13, 6, 14, 7, 15);
+    } else {
+      lo = __builtin_shufflevector(va, vb, 0, 4, 1, 5);
+      hi = __builtin_shufflevector(va, vb, 2, 6, 3, 7);
+    }
+    *reinterpret_cast<Vec<T>*>(d + 2 * i) = lo;
+    *reinterpret_cast<Vec<T>*>(d + 2 * i + V) = hi;
+  }
+  for (; i < n; ++i) d[2 * i] = a[i], d[2 * i + 1] = b[i];
+}
+
 /// d[0, n) = 0 for a short run (a border, a row's padding): whole registers, the last one
 /// overlapping, and below one register stores of 4, 2 and 1 elements. std::fill and plain
 /// loops become a memset call, whose cost for the one or two elements of a padded row's
@@ -128,21 +151,29 @@ inline void zero_run(T* d, int64_t n) {
   if (n & 1) d[i] = T(0);
 }
 
-/// xp[C, H + 2 ph, W + 2 pw] = x[C, H, W] inside a zero border (only the border is zeroed).
+/// xp[C, Hp, Wp] = x[C, H, W] at row `top` and column `left` inside a zero border (only the
+/// border is zeroed); Hp >= top + H, Wp >= left + W.
 template <class T>
-void pad_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t ph, int64_t pw) {
-  const int64_t Hp = H + 2 * ph, Wp = W + 2 * pw;
+void pad_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t top, int64_t left, int64_t Hp,
+                int64_t Wp) {
   for (int64_t c = 0; c < C; ++c) {
     T* plane = xp + c * Hp * Wp;
-    zero_run(plane, ph * Wp + pw);
+    zero_run(plane, top * Wp + left);
     for (int64_t h = 0; h < H; ++h) {
-      T* row = plane + (h + ph) * Wp + pw;
+      T* row = plane + (h + top) * Wp + left;
       copy_run(row, x + (c * H + h) * W, W);
       // The right border of this row and the left border of the next are adjacent.
-      zero_run(row + W, 2 * pw);
+      zero_run(row + W, h + 1 < H ? Wp - W : Wp - W - left);
     }
-    zero_run(plane + (H + ph) * Wp + pw, Hp * Wp - (H + ph) * Wp - pw);
+    T* end = plane + (H + top) * Wp;
+    zero_run(end, plane + Hp * Wp - end);
   }
+}
+
+/// xp[C, H + 2 ph, W + 2 pw] = x[C, H, W] inside a zero border of ph rows and pw columns.
+template <class T>
+void pad_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t ph, int64_t pw) {
+  pad_sample(x, xp, C, H, W, ph, pw, H + 2 * ph, W + 2 * pw);
 }
 
 /// The sum over samples n in [0, N) of what per_sample(n, acc) adds into acc (per_part elements):

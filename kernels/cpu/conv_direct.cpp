@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <utility>
+#include <vector>
 
 #include "ember/kernels/cpu/conv_buffers.h"
 #include "ember/kernels/cpu/parallel.h"
@@ -85,23 +86,22 @@ void lay_out_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t 
     return;
   }
   // Padded column w + pw of input column w lands in phase (w + pw) % 2 at (w + pw) / 2: the
-  // input columns of one parity fill one phase, in order.
-  const int64_t first[2] = {pw % 2, 1 - pw % 2};  // the input column that starts phase 0, 1
-  for (int64_t c = 0; c < C; ++c)
-    for (int64_t r = 0; r < l.Hp; ++r) {
-      const int64_t h = r - ph;
-      for (int64_t q = 0; q < 2; ++q) {
-        T* row = xp + c * l.channel() + q * l.Hp * l.Wq + r * l.Wq;
-        if (h < 0 || h >= H) {
-          zero_run(row, l.Wq);
-          continue;
-        }
-        const int64_t w0 = std::min(first[q], W), n = (W - w0 + 1) / 2, at = (w0 + pw) / 2;
+  // input columns of one parity fill one phase, in order: phase q's rows are n values from
+  // input column w0, at column at, zeros around them.
+  for (int64_t q = 0; q < 2; ++q) {
+    const int64_t w0 = std::min((pw + q) % 2, W), n = (W - w0 + 1) / 2, at = (w0 + pw) / 2;
+    for (int64_t c = 0; c < C; ++c) {
+      T* plane = xp + c * l.channel() + q * l.Hp * l.Wq;
+      zero_run(plane, ph * l.Wq);
+      for (int64_t h = 0; h < H; ++h) {
+        T* row = plane + (h + ph) * l.Wq;
         zero_run(row, at);
         copy_even(row + at, x + (c * H + h) * W + w0, n);
         zero_run(row + at + n, l.Wq - at - n);
       }
+      zero_run(plane + (H + ph) * l.Wq, (l.Hp - H - ph) * l.Wq);
     }
+  }
 }
 
 // Output channels [co, co + NB) of R output row segments (the second x_step further in the
@@ -240,10 +240,132 @@ void conv2d_direct(const T* x, const T* w, const T* b, T* out, int64_t N, int64_
   });
 }
 
+namespace {
+
+// The input gradient of a stride-2 layer, as four stride-1 convolutions: input rows h = 2a + u
+// and columns w = 2b + v (phase (u, v)) receive only from the kernel rows i = u + ph (mod 2)
+// and columns j = v + pw (mod 2), so each phase is a direct convolution of the output gradient
+// with that sub-kernel, flipped and transposed, written to every other row and column. One
+// zero-bordered copy of the output gradient serves all four, its border wide enough for each.
+struct Phase {
+  int64_t ri, rj;      // the first kernel row and column of the phase
+  int64_t kh, kw;      // its sub-kernel: rows ri, ri + 2, ..., columns rj, rj + 2, ...
+  int64_t oh, ow;      // the output gradient's row and column under (a, b) = (0, 0) and tap (0, 0)
+  int64_t rows, cols;  // input rows and columns of the phase
+};
+
+struct StridedInputGradient {
+  Phase phase[4];
+  int64_t top = 0, bottom = 0, left = 0, right = 0;  // border of the output gradient's copy
+  int64_t Hp = 0, Wp = 0;
+
+  StridedInputGradient(int64_t H, int64_t W, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo,
+                       const Conv2dParams& p) {
+    for (int u = 0; u < 2; ++u)
+      for (int v = 0; v < 2; ++v) {
+        Phase& f = phase[2 * u + v];
+        f.ri = (u + p.pad_h) % 2;
+        f.rj = (v + p.pad_w) % 2;
+        f.kh = (kh - f.ri + 1) / 2;
+        f.kw = (kw - f.rj + 1) / 2;
+        // Flipped, sub-kernel row m reads kernel row ri + 2 (kh - 1 - m) and output row
+        // a + (u + ph - ri) / 2 - (kh - 1) + m.
+        f.oh = (u + p.pad_h - f.ri) / 2 - (f.kh - 1);
+        f.ow = (v + p.pad_w - f.rj) / 2 - (f.kw - 1);
+        f.rows = (H - u + 1) / 2;
+        f.cols = (W - v + 1) / 2;
+        top = std::max(top, -f.oh);
+        left = std::max(left, -f.ow);
+        bottom = std::max(bottom, f.oh + f.rows - 1 + f.kh - 1 - (Ho - 1));
+        right = std::max(right, f.ow + f.cols - 1 + f.kw - 1 - (Wo - 1));
+      }
+    Hp = top + Ho + bottom;
+    Wp = left + Wo + right;
+  }
+};
+
+bool strided_input_gradient_fits(int64_t C, int64_t H, int64_t W, int64_t Co, int64_t kh, int64_t kw,
+                                 int64_t Ho, int64_t Wo, const Conv2dParams& p, int64_t lanes) {
+  if (p.stride_h != 2 || p.stride_w != 2 || p.dilation_h != 1 || p.dilation_w != 1) return false;
+  for (int64_t v : {C, Co, H, W, Ho, Wo, kh, kw, p.pad_h, p.pad_w})
+    if (v < 0 || v > kMaxTaps * kMaxTaps) return false;
+  // Every phase has a tap in each direction and rows at least one register wide.
+  if (kh < 2 || kw < 2 || H < 2 || W / 2 < lanes || Ho < 1 || Wo < 1) return false;
+  const StridedInputGradient s(H, W, kh, kw, Ho, Wo, p);
+  const int64_t sub_taps = ((kh + 1) / 2) * ((kw + 1) / 2);
+  return Co * sub_taps <= kMaxTaps && s.Hp <= kMaxPaddedSample && s.Wp <= kMaxPaddedSample &&
+         Co * s.Hp <= kMaxPaddedSample && Co * s.Hp * s.Wp <= kMaxPaddedSample;
+}
+
+template <class T>
+void strided_input_gradient(const T* go, const T* w, T* gx, int64_t N, int64_t C, int64_t H, int64_t W,
+                            int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo,
+                            const Conv2dParams& p) {
+  const StridedInputGradient s(H, W, kh, kw, Ho, Wo, p);
+  Conv2dParams unit;  // the copy's layout: stride 1, no padding of its own
+  const Layout l(s.Hp, s.Wp, unit);
+  // Per phase: its taps in the copy and its flipped, transposed sub-kernel
+  // [C][Co][kh'][kw'] packed as channels() reads it, in one buffer each.
+  std::vector<int64_t> taps(static_cast<size_t>(kh * kw));
+  T* packed = conv_scratch<T>(kConvWeights, C * Co * kh * kw);
+  T* sub = conv_scratch<T>(kConvResult, C * Co * kh * kw);
+  int64_t tap_at[4], weight_at[4];
+  for (int64_t k = 0, t0 = 0, w0 = 0; k < 4; ++k) {
+    const Phase& f = s.phase[k];
+    tap_at[k] = t0;
+    weight_at[k] = w0;
+    for (int64_t m = 0; m < f.kh; ++m)
+      for (int64_t n = 0; n < f.kw; ++n) taps[t0 + m * f.kw + n] = l.tap(f.oh + s.top + m, f.ow + s.left + n);
+    const int64_t ntaps = f.kh * f.kw;
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t co = 0; co < Co; ++co)
+        for (int64_t m = 0; m < f.kh; ++m)
+          for (int64_t n = 0; n < f.kw; ++n)
+            sub[(c * Co + co) * ntaps + m * f.kw + n] =
+                w[((co * C + c) * kh + f.ri + 2 * (f.kh - 1 - m)) * kw + f.rj + 2 * (f.kw - 1 - n)];
+    pack_weights(sub, packed + w0, C, Co * ntaps);
+    t0 += ntaps;
+    w0 += C * Co * ntaps;
+  }
+  parallel_for(N, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t n = lo; n < hi; ++n) {
+      T* gop = conv_scratch<T>(kConvColumns, Co * s.Hp * s.Wp);
+      pad_sample(go + n * Co * Ho * Wo, gop, Co, Ho, Wo, s.top, s.left, s.Hp, s.Wp);
+      T* gxn = gx + n * C * H * W;
+      // Phases (u, 0) and (u, 1) fill the even and odd columns of rows 2a + u: computed
+      // side by side, then merged row by row (phase (u, 0) has one more column when W is odd).
+      for (int64_t u = 0; u < 2; ++u) {
+        const Phase &even = s.phase[2 * u], &odd = s.phase[2 * u + 1];
+        T* out[2];
+        out[0] = conv_scratch<T>(kConvResult, C * even.rows * (even.cols + odd.cols));
+        out[1] = out[0] + C * even.rows * even.cols;
+        for (int64_t v = 0; v < 2; ++v) {
+          const Phase& f = s.phase[2 * u + v];
+          const auto run = f.cols >= kLanes<T> ? sample<false, T> : sample<kHasHalfRegister, T>;
+          run(gop, packed + weight_at[2 * u + v], static_cast<const T*>(nullptr), out[v], Co, l,
+              taps.data() + tap_at[2 * u + v], f.kh * f.kw, C, f.rows, f.cols);
+        }
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t a = 0; a < even.rows; ++a) {
+            const T* e = out[0] + (c * even.rows + a) * even.cols;
+            const T* o = out[1] + (c * even.rows + a) * odd.cols;
+            T* dst = gxn + (c * H + 2 * a + u) * W;
+            zip_run(dst, e, o, odd.cols);
+            if (even.cols > odd.cols) dst[W - 1] = e[even.cols - 1];
+          }
+      }
+    }
+  });
+}
+
+}  // namespace
+
 template <class T>
 bool conv2d_direct_backward_input_fits(int64_t C, int64_t H, int64_t W, int64_t Co, int64_t kh, int64_t kw,
                                        int64_t Ho, int64_t Wo, const Conv2dParams& p) {
   if (C <= 0) return false;  // nothing to compute
+  if (p.stride_h == 2 || p.stride_w == 2)
+    return strided_input_gradient_fits(C, H, W, Co, kh, kw, Ho, Wo, p, kLanesOf<T, kHasHalfRegister>);
   if (p.stride_h != 1 || p.stride_w != 1 || p.pad_h > kh - 1 || p.pad_w > kw - 1) return false;
   Conv2dParams transposed = p;
   transposed.pad_h = kh - 1 - p.pad_h;
@@ -258,6 +380,10 @@ template <class T>
 void conv2d_direct_backward_input(const T* go, const T* w, T* gx, int64_t N, int64_t C, int64_t H, int64_t W,
                                   int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo,
                                   const Conv2dParams& p) {
+  if (p.stride_h == 2) {
+    strided_input_gradient(go, w, gx, N, C, H, W, Co, kh, kw, Ho, Wo, p);
+    return;
+  }
   // The kernel flipped in both directions, input and output channels swapped:
   // flipped[c][co][i][j] = w[co][c][kh - 1 - i][kw - 1 - j].
   const int64_t taps = kh * kw;

@@ -8,8 +8,10 @@
 // Eigen pack them again; for thin layers (the tutorial's conv1: 1 channel, 5 x 5) that is most
 // of its time, and on the small ResNet's 3 x 3 layers of 16-64 channels the direct loop ran
 // at 73-78 GFLOP/s against 57-62 for the shifted-copy GEMMs and less for im2col (one core,
-// AVX-512). The input gradient of a stride-1 layer is the same loop over the output gradient
-// with the kernel flipped and transposed. Strides 1 and 2, dilation 1.
+// AVX-512). The input gradient is the same loop over the output gradient with the kernel
+// flipped and transposed: for stride 1 one convolution, for stride 2 four (one per parity of
+// the input row and column, each with the kernel taps of that parity). Strides 1 and 2,
+// dilation 1.
 #include <cstdint>
 
 #include "ember/core/op_kinds.h"
@@ -29,15 +31,15 @@ void conv2d_direct(const T* x, const T* w, const T* b, T* out, int64_t N, int64_
                    int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo, const Conv2dParams& p);
 
 /// Whether conv2d_direct_backward_input serves the input gradient of a layer with C input
-/// channels of H x W, Co output channels of Ho x Wo and a kh x kw kernel (stride 1, and not
-/// much more work than the forward).
+/// channels of H x W, Co output channels of Ho x Wo and a kh x kw kernel (stride 1 and not
+/// much more work than the forward, or stride 2).
 template <class T>
 bool conv2d_direct_backward_input_fits(int64_t C, int64_t H, int64_t W, int64_t Co, int64_t kh, int64_t kw,
                                        int64_t Ho, int64_t Wo, const Conv2dParams& p);
 
-/// gx[N, C, H, W] = the gradient of a stride-1 convolution's output with respect to its input,
-/// given go[N, Co, Ho, Wo] and w[Co, C, kh, kw]: conv2d_direct of go with the kernel flipped
-/// and transposed and padding k - 1 - p. Only for layers the _fits function accepts.
+/// gx[N, C, H, W] = the gradient of a convolution's output with respect to its input, given
+/// go[N, Co, Ho, Wo] and w[Co, C, kh, kw]: direct convolutions of go with the kernel flipped
+/// and transposed. Only for layers the _fits function accepts.
 template <class T>
 void conv2d_direct_backward_input(const T* go, const T* w, T* gx, int64_t N, int64_t C, int64_t H, int64_t W,
                                   int64_t Co, int64_t kh, int64_t kw, int64_t Ho, int64_t Wo,

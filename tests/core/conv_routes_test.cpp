@@ -11,7 +11,8 @@
 // What the direct cases reach inside conv_direct.cpp: strides 1 and 2 (2: the even and odd
 // column split, with even and odd paddings and widths), whole and half registers, an
 // overlapping last register, output channel blocks of unequal sizes, the input gradient as
-// the flipped kernel's forward (padding k - 1 and less); the thin weight gradient (output
+// the flipped kernel's forward (stride 1: padding k - 1 and less; stride 2: four phases, odd
+// and even kernel sides and sizes, each phase its own sub-kernel); the thin weight gradient (output
 // positions in lanes: a channel's taps as one group, kernel rows as groups, a remainder below
 // one register) and the wide one (output channels in lanes: two registers and one, channels
 // padded to whole registers, inputs in groups with a remainder).
@@ -57,10 +58,12 @@ const std::vector<Case>& cases() {
       {"padding k - 1: the input gradient's is 0",                   {1, 8, 18, 18},   {8, 8, 3, 3},    1, 2, 2, false, D, D, S},
       {"no padding: the input gradient would be 16% more work",      {3, 10, 20, 21},  {8, 10, 2, 3},   1, 0, 0, true,  D, C, S},
       {"unequal kernel sides and paddings, 17 output channels",      {2, 12, 24, 24},  {17, 12, 5, 3},  1, 2, 1, true,  D, D, D},
-      {"stride 2 (the small ResNet's downsampling), wide gradient",  {2, 8, 16, 16},   {20, 8, 3, 3},   2, 1, 1, false, D, C, D},
-      {"stride 2, odd height and width, paddings 0 and 2",           {2, 5, 15, 17},   {8, 5, 3, 3},    2, 0, 2, true,  D, C, C},
-      {"stride 2, thin gradient with a remainder (11 columns)",      {2, 3, 20, 21},   {6, 3, 3, 3},    2, 1, 1, true,  D, C, D},
-      {"stride 2, 33 channels: registers of 2 and 1, inputs 12 x 3+9",{1, 5, 18, 18},  {33, 5, 3, 3},   2, 1, 1, true,  D, C, D},
+      {"stride 2 (the small ResNet's downsampling), wide gradient",  {2, 8, 16, 16},   {20, 8, 3, 3},   2, 1, 1, false, D, D, D},
+      {"stride 2, odd height and width, paddings 0 and 2",           {2, 5, 15, 17},   {8, 5, 3, 3},    2, 0, 2, true,  D, D, C},
+      {"stride 2, thin gradient with a remainder (11 columns)",      {2, 3, 20, 21},   {6, 3, 3, 3},    2, 1, 1, true,  D, D, D},
+      {"stride 2, 33 channels: registers of 2 and 1, inputs 12 x 3+9",{1, 5, 18, 18},  {33, 5, 3, 3},   2, 1, 1, true,  D, D, D},
+      {"stride 2, a 4 x 2 kernel: phases of 2 x 1 taps, padding 1 and 0",{2, 4, 17, 20}, {9, 4, 4, 2},  2, 1, 0, true,  D, D, D},
+      {"stride 2, 5 x 5, padding 2: phases of 3 x 3, 3 x 2, 2 x 3, 2 x 2",{2, 3, 19, 18}, {7, 3, 5, 5},  2, 2, 2, false, D, D, C},
       {"1080 taps: past the direct route, shifted in every pass",    {1, 120, 8, 20},  {116, 120, 3, 3},1, 1, 1, false, S, S, S},
       {"a strided 1 x 1 kernel (the small ResNet's shortcuts)",      {2, 16, 16, 16},  {32, 16, 1, 1},  2, 0, 0, false, C, C, C},
       {"3 output columns: narrower than a register",                 {2, 8, 5, 5},     {4, 8, 3, 3},    1, 0, 0, true,  C, C, C},
