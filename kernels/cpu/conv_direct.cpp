@@ -421,7 +421,11 @@ constexpr int kThinTapGroup = 6;
 constexpr int kWideAccumulators = 12;
 #endif
 constexpr int kThinChannelGroup = 2;
+#if defined(EIGEN_VECTORIZE_AVX512)
+constexpr int kWideMaxRegisters = 3;
+#else
 constexpr int kWideMaxRegisters = 2;
+#endif
 
 // The sum of v's lanes (through memory, not Eigen's predux: under AVX-512,
 // GCC 12 warns, wrongly and so fatally here, that the 8-double reduction reads an
@@ -505,12 +509,12 @@ void thin_weight_sample(const T* g, const T* xl, T* acc, int64_t C, const Layout
 
 // acc[d * Cp + v * L + lane] += sum over output positions of gt[position * Cp + v * L + lane]
 // times the input at xl + offs[d] + position's offset, for d < G and v < V, over one sample.
-template <int V, int G, class T>
+template <int V, int G, bool Half, class T>
 void wide_weight_inputs(const T* gt, int64_t Cp, const T* xl, const int64_t* offs, T* acc, int64_t row_step,
                         int64_t Ho, int64_t Wo) {
   namespace ei = Eigen::internal;
-  using P = typename Register<T, false>::type;
-  constexpr int64_t L = kLanes<T>;
+  using P = typename Register<T, Half>::type;
+  constexpr int64_t L = kLanesOf<T, Half>;
   P sum[G][V];
   for (int d = 0; d < G; ++d)
     for (int v = 0; v < V; ++v) sum[d][v] = ei::pset1<P>(T(0));
@@ -533,36 +537,66 @@ void wide_weight_inputs(const T* gt, int64_t Cp, const T* xl, const int64_t* off
 
 template <class T>
 using WideWeightInputs = void (*)(const T*, int64_t, const T*, const int64_t*, T*, int64_t, int64_t, int64_t);
-template <int V, class T, int... G>
+template <int V, bool Half, class T, int... G>
 constexpr std::array<WideWeightInputs<T>, sizeof...(G)> wide_weight_row(std::integer_sequence<int, G...>) {
-  return {wide_weight_inputs<V, G + 1, T>...};
+  return {wide_weight_inputs<V, G + 1, Half, T>...};
 }
-// [V - 1][G - 1], G up to kWideAccumulators / V (entries past that for V = 2 are not used).
-template <class T>
-constexpr std::array<WideWeightInputs<T>, kWideAccumulators / 2> kWideWeightInputs2 =
-    wide_weight_row<2, T>(std::make_integer_sequence<int, kWideAccumulators / 2>());
-template <class T>
-constexpr std::array<WideWeightInputs<T>, kWideAccumulators> kWideWeightInputs1 =
-    wide_weight_row<1, T>(std::make_integer_sequence<int, kWideAccumulators>());
+// wide_weight_inputs<V, G> for G = 1 .. kWideAccumulators / V, indexed by G - 1.
+template <int V, bool Half, class T>
+constexpr auto kWideWeightInputs =
+    wide_weight_row<V, Half, T>(std::make_integer_sequence<int, kWideAccumulators / V>());
+
+template <bool Half, class T>
+WideWeightInputs<T> wide_weight_kernel(int V, int64_t g) {
+  if constexpr (kWideMaxRegisters >= 3)
+    if (V == 3) return kWideWeightInputs<3, Half, T>[g - 1];
+  return V == 2 ? kWideWeightInputs<2, Half, T>[g - 1] : kWideWeightInputs<1, Half, T>[g - 1];
+}
 
 // One laid-out sample's weight gradient, added into acc[depth][Cp]; offs[d] is input d's
-// offset in the laid-out sample (channel and tap), gt the output gradient as [position][Cp].
-template <class T>
+// offset in the laid-out sample (channel and tap), gt the output gradient as [position][Cp],
+// Cp a multiple of the register's lanes.
+template <bool Half, class T>
 void wide_weight_sample(const T* gt, int64_t Cp, const T* xl, const int64_t* offs, int64_t depth, T* acc,
                         int64_t row_step, int64_t Ho, int64_t Wo) {
-  constexpr int64_t L = kLanes<T>;
-  for (int64_t co = 0; co < Cp; co += kWideMaxRegisters * L) {
-    const int V = static_cast<int>(std::min<int64_t>(kWideMaxRegisters, (Cp - co) / L));
+  constexpr int64_t L = kLanesOf<T, Half>;
+  // The registers of channels in near-equal chunks of at most kWideMaxRegisters (4 as 2 + 2,
+  // not 3 + 1: a chunk of one register was 10% slower over the small ResNet's 64 channels).
+  const int64_t registers = Cp / L, chunks = (registers + kWideMaxRegisters - 1) / kWideMaxRegisters;
+  for (int64_t k = 0; k < chunks; ++k) {
+    const int64_t co = registers * k / chunks * L;
+    const int V = static_cast<int>(registers * (k + 1) / chunks - registers * k / chunks);
     const int64_t group = kWideAccumulators / V;
     for (int64_t d = 0; d < depth; d += group) {
       const int64_t g = std::min(group, depth - d);
-      const auto f = V == 2 ? kWideWeightInputs2<T>[g - 1] : kWideWeightInputs1<T>[g - 1];
-      f(gt + co, Cp, xl, offs + d, acc + d * Cp + co, row_step, Ho, Wo);
+      wide_weight_kernel<Half, T>(V, g)(gt + co, Cp, xl, offs + d, acc + d * Cp + co, row_step, Ho, Wo);
     }
   }
 }
 
 bool thin_weight(int64_t C, int64_t kh, int64_t kw) { return C * kh * kw <= kMaxThinWeightTaps; }
+
+// Whether the wide weight gradient takes half registers for Co output channels: under AVX-512
+// (whose half register, 8 floats, multiplies as fast per value on the cores here) where they
+// pad the channels less (the tutorial's conv2: 20 as 24, not 32) or where whole ones would
+// leave each broadcast input one multiply-add (16 channels: two registers of 8).
+template <class T>
+bool wide_half(int64_t Co) {
+#if defined(EIGEN_VECTORIZE_AVX512)
+  constexpr int64_t L = kLanes<T>, H = kLanesOf<T, true>;
+  return (Co + H - 1) / H * H < (Co + L - 1) / L * L || Co <= L;
+#else
+  (void)Co;
+  return false;
+#endif
+}
+
+// The registers of output channels the wide weight gradient holds for Co.
+template <class T>
+int64_t wide_registers(int64_t Co) {
+  const int64_t lanes = wide_half<T>(Co) ? kLanesOf<T, kHasHalfRegister> : kLanes<T>;
+  return (Co + lanes - 1) / lanes;
+}
 
 }  // namespace
 
@@ -572,7 +606,8 @@ bool conv2d_direct_backward_weight_fits(int64_t C, int64_t H, int64_t W, int64_t
   // Wide needs two registers of output channels: with one (the small ResNet's 16-channel
   // layers) each broadcast input feeds a single multiply-add, and the shifted-copy GEMM was
   // faster (5.96 against 6.59 ms per batch of 64 at 32 x 32).
-  return conv2d_direct_fits<T>(C, H, W, kh, kw, Wo, p) && (thin_weight(C, kh, kw) || Co > kLanes<T>);
+  return conv2d_direct_fits<T>(C, H, W, kh, kw, Wo, p) &&
+         (thin_weight(C, kh, kw) || wide_registers<T>(Co) >= 2);
 }
 
 template <class T>
@@ -592,7 +627,8 @@ void conv2d_direct_backward_weight(const T* go, const T* x, T* gw, T* gb, int64_
   if (!thin)
     for (int64_t c = 0; c < C; ++c)
       for (int64_t t = 0; t < ntaps; ++t) offs[c * ntaps + t] = c * l.channel() + taps[t];
-  const int64_t Cp = (Co + kLanes<T> - 1) / kLanes<T> * kLanes<T>;
+  const bool half = wide_half<T>(Co);
+  const int64_t Cp = wide_registers<T>(Co) * (half ? kLanesOf<T, kHasHalfRegister> : kLanes<T>);
   const int64_t summed = thin ? weights : depth * Cp;
   // Thin: whole registers where rows are a multiple of one, otherwise half ones (conv1's 24-wide
   // rows: three of 8 floats under AVX-512 rather than one of 16 and 8 values one at a time).
@@ -614,7 +650,8 @@ void conv2d_direct_backward_weight(const T* go, const T* x, T* gw, T* gb, int64_
         for (int64_t co = 0; co < Co; ++co) gt[q * Cp + co] = gn[co * plane + q];
         for (int64_t co = Co; co < Cp; ++co) gt[q * Cp + co] = T(0);
       }
-      wide_weight_sample(gt, Cp, xn, offs, depth, acc, l.row_step(), Ho, Wo);
+      (half ? wide_weight_sample<kHasHalfRegister, T>
+            : wide_weight_sample<false, T>)(gt, Cp, xn, offs, depth, acc, l.row_step(), Ho, Wo);
     }
     if (gb)
       for (int64_t co = 0; co < Co; ++co)

@@ -14,8 +14,9 @@
 // the flipped kernel's forward (stride 1: padding k - 1 and less; stride 2: four phases, odd
 // and even kernel sides and sizes, each phase its own sub-kernel); the thin weight gradient (output
 // positions in lanes: a channel's taps as one group, kernel rows as groups, a remainder below
-// one register) and the wide one (output channels in lanes: two registers and one, channels
-// padded to whole registers, inputs in groups with a remainder).
+// one register) and the wide one (output channels in lanes: chunks of one to three registers,
+// half registers where they pad less, channels padded to whole registers, inputs in groups
+// with a remainder).
 #include <gtest/gtest.h>
 
 #include "ember/kernels/cpu/conv_route.h"
@@ -58,6 +59,8 @@ const std::vector<Case>& cases() {
       {"padding k - 1: the input gradient's is 0",                   {1, 8, 18, 18},   {8, 8, 3, 3},    1, 2, 2, false, D, D, S},
       {"no padding: the input gradient would be 16% more work",      {3, 10, 20, 21},  {8, 10, 2, 3},   1, 0, 0, true,  D, C, S},
       {"unequal kernel sides and paddings, 17 output channels",      {2, 12, 24, 24},  {17, 12, 5, 3},  1, 2, 1, true,  D, D, D},
+      {"64 output channels: wide gradient in whole registers, 2 + 2",  {1, 4, 10, 12},  {64, 4, 3, 3},   1, 1, 1, false, D, D, D},
+      {"16 output channels: wide gradient in two registers of 8 or 16",{2, 16, 16, 16}, {16, 16, 3, 3},  1, 1, 1, false, D, D, D},
       {"stride 2 (the small ResNet's downsampling), wide gradient",  {2, 8, 16, 16},   {20, 8, 3, 3},   2, 1, 1, false, D, D, D},
       {"stride 2, odd height and width, paddings 0 and 2",           {2, 5, 15, 17},   {8, 5, 3, 3},    2, 0, 2, true,  D, D, C},
       {"stride 2, thin gradient with a remainder (11 columns)",      {2, 3, 20, 21},   {6, 3, 3, 3},    2, 1, 1, true,  D, D, D},
