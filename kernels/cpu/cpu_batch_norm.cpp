@@ -1,7 +1,8 @@
 // Batch normalisation on the CPU over contiguous [N, C, S] data: channels are independent,
-// so each thread takes whole channels. Statistics are accumulated in double (two passes,
-// mean then centred squares) so float32 inputs with a large mean stay accurate.
+// so each thread takes whole channels. Statistics are accumulated in double, each sample's
+// span centred on its own mean, so float32 inputs with a large mean stay accurate.
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 
 #include "ember/core/dtype_dispatch.h"
@@ -59,15 +60,27 @@ void CpuBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Te
     for_channels(l, [&](int64_t c) {
       double mean, invstd;
       if (training) {
-        double sum = 0;
-        for (int64_t n = 0; n < l.N; ++n)
-          sum += static_cast<double>(ConstSpan<T>(x + (n * l.C + c) * l.S, l.S).sum());
-        mean = sum / static_cast<double>(M);
-        double sq = 0;
-        for (int64_t n = 0; n < l.N; ++n)
-          sq += static_cast<double>(
-              (ConstSpan<T>(x + (n * l.C + c) * l.S, l.S) - static_cast<T>(mean)).square().sum());
-        const double var = sq / static_cast<double>(M);
+        // Per sample's span (in L1 after its first read): a rough mean c from its float sum,
+        // then the sums of x - c and of its squares, which are small and so exact in float:
+        // the span's mean is c + sum / S, its squared deviations sum2 - sum^2 / S. The spans
+        // merge into the channel's in double (Chan, Golub and LeVeque's pairwise update). One
+        // read of the channel from memory instead of two, and no squares summed about a
+        // distant mean.
+        double count = 0, m2 = 0;
+        mean = 0;
+        const double S = static_cast<double>(l.S);
+        for (int64_t n = 0; n < l.N; ++n) {
+          const ConstSpan<T> span(x + (n * l.C + c) * l.S, l.S);
+          const T centre = static_cast<T>(static_cast<double>(span.sum()) / S);
+          const double sum = static_cast<double>((span - centre).sum());
+          const double span_m2 = static_cast<double>((span - centre).square().sum()) - sum * sum / S;
+          const double span_mean = static_cast<double>(centre) + sum / S;
+          const double total = count + S, delta = span_mean - mean;
+          mean += delta * S / total;
+          m2 += span_m2 + delta * delta * count * S / total;
+          count = total;
+        }
+        const double var = std::max(m2, 0.0) / static_cast<double>(M);
         invstd = 1.0 / std::sqrt(var + eps);
         if (rm) {
           rm[c] = static_cast<T>((1 - momentum) * rm[c] + momentum * mean);

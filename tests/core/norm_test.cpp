@@ -31,6 +31,32 @@ TEST(BatchNorm, TrainingUsesBatchStatisticsAndUpdatesRunningStats) {
   }
 }
 
+TEST(BatchNorm, FloatStatisticsStayExactAboutALargeMean) {
+  // Values 10^5 + 0.01 z: the variance, 10^-4, is 10^-14 of the mean's square, so squares
+  // summed about zero, or about a float rounding of the mean (off by up to 4 * 10^-3, the
+  // float spacing there being 8 * 10^-3), lose it. Spans of 1000 per sample and channel,
+  // several samples merged.
+  manual_seed(3);
+  const Tensor x = randn({5, 2, 10, 100}) * 0.01 + 1e5;
+  Tensor rm = zeros({2}), rv = ones({2});
+  batch_norm(x, rm, rv, Tensor(), Tensor(), /*training=*/true, /*momentum=*/1.0);
+  const std::vector<double> v = x.to_vector<double>();
+  for (int64_t c = 0; c < 2; ++c) {
+    double sum = 0, sq = 0;
+    const int64_t count = 5 * 1000;
+    for (int64_t n = 0; n < 5; ++n)
+      for (int64_t i = 0; i < 1000; ++i) sum += v[static_cast<size_t>((n * 2 + c) * 1000 + i)];
+    const double mean = sum / count;
+    for (int64_t n = 0; n < 5; ++n)
+      for (int64_t i = 0; i < 1000; ++i) {
+        const double d = v[static_cast<size_t>((n * 2 + c) * 1000 + i)] - mean;
+        sq += d * d;
+      }
+    EXPECT_NEAR(rm.to_vector<double>()[static_cast<size_t>(c)], mean, 1e-2);
+    EXPECT_NEAR(rv.to_vector<double>()[static_cast<size_t>(c)], sq / (count - 1), 1e-4 * sq / (count - 1));
+  }
+}
+
 TEST(BatchNorm, EvalUsesRunningStatsAndLeavesThem) {
   Tensor rm = tensor({1, -1}), rv = tensor({4, 0.25});
   Tensor out = batch_norm(sample(kFloat32), rm, rv, Tensor(), Tensor(), /*training=*/false, 0.1, 0);
