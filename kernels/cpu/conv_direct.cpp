@@ -48,12 +48,15 @@ struct Register<double, true> {
 #else
 constexpr bool kHasHalfRegister = false;
 #endif
-// Output row segments the forward computes at once: 2 x 8 accumulators need 32 registers.
+// Whether there are 32 vector registers (AVX-512) rather than 16: the register blocks below
+// are sized to what there is.
 #if defined(EIGEN_VECTORIZE_AVX512)
-constexpr int kSegments = 2;
+constexpr bool kHas32Registers = true;
 #else
-constexpr int kSegments = 1;
+constexpr bool kHas32Registers = false;
 #endif
+// Output row segments the forward computes at once: 2 x 8 accumulators need 32 registers.
+constexpr int kSegments = kHas32Registers ? 2 : 1;
 template <class T, bool Half>
 constexpr int64_t kLanesOf = sizeof(typename Register<T, Half>::type) / sizeof(T);
 template <class T>
@@ -413,19 +416,10 @@ constexpr int64_t kMaxThinWeightTaps = 32;
 // Wide: register blocks of V registers of output channels times G inputs (input channel and
 // tap pairs), V * G accumulators. Both sized to the vector registers there are: with 32
 // (AVX-512) thin 2 x 9, wide 24 accumulators; with 16, thin 2 x 6, wide 12.
-#if defined(EIGEN_VECTORIZE_AVX512)
-constexpr int kThinTapGroup = 9;
-constexpr int kWideAccumulators = 24;
-#else
-constexpr int kThinTapGroup = 6;
-constexpr int kWideAccumulators = 12;
-#endif
+constexpr int kThinTapGroup = kHas32Registers ? 9 : 6;
 constexpr int kThinChannelGroup = 2;
-#if defined(EIGEN_VECTORIZE_AVX512)
-constexpr int kWideMaxRegisters = 3;
-#else
-constexpr int kWideMaxRegisters = 2;
-#endif
+constexpr int kWideAccumulators = kHas32Registers ? 24 : 12;
+constexpr int kWideMaxRegisters = kHas32Registers ? 3 : 2;
 
 // The sum of v's lanes (through memory, not Eigen's predux: under AVX-512,
 // GCC 12 warns, wrongly and so fatally here, that the 8-double reduction reads an
@@ -582,13 +576,8 @@ bool thin_weight(int64_t C, int64_t kh, int64_t kw) { return C * kh * kw <= kMax
 // leave each broadcast input one multiply-add (16 channels: two registers of 8).
 template <class T>
 bool wide_half(int64_t Co) {
-#if defined(EIGEN_VECTORIZE_AVX512)
   constexpr int64_t L = kLanes<T>, H = kLanesOf<T, true>;
-  return (Co + H - 1) / H * H < (Co + L - 1) / L * L || Co <= L;
-#else
-  (void)Co;
-  return false;
-#endif
+  return kHas32Registers && ((Co + H - 1) / H * H < (Co + L - 1) / L * L || Co <= L);
 }
 
 // The registers of output channels the wide weight gradient holds for Co.
