@@ -29,7 +29,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   endif()
   # GCC and clang contract x + y * z into a fused multiply-add whenever the target has FMA,
   # even in ISO mode, and GCC ignores #pragma STDC FP_CONTRACT in C++: without this the CPU's
-  # Philox draws round differently from CUDA's (DESIGN.md, Random numbers).
+  # Philox draws round differently from CUDA's (docs/DESIGN.md, Random numbers).
   set(_ember_base ${_ember_isa} -ffp-contract=off)
 else()
   set(_ember_base "")

@@ -5,7 +5,7 @@ function(ember_set_warnings target)
   set(_w -Wall -Wextra -Werror=switch)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     # GCC 12 reports false -Wmaybe-uninitialized inside its own AVX-512 headers when Eigen
-    # code is inlined with -march=native (DESIGN.md, Warnings).
+    # code is inlined with -march=native (docs/DESIGN.md, Warnings).
     list(APPEND _w -Wno-maybe-uninitialized)
   endif()
   if(EMBER_WERROR)

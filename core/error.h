@@ -1,5 +1,5 @@
 #pragma once
-// Ember's exception types (DESIGN.md, Pinned decisions): catch by kind, read one line.
+// Ember's exception types (docs/DESIGN.md, Errors): catch by kind, read one line.
 #include <sstream>
 #include <stdexcept>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // Broadcast/stride -> offset arithmetic shared by the CPU loops and the CUDA kernels
-// (DESIGN.md, "Index math shared with tests"). The CPU tests exercise it directly.
+// (docs/DESIGN.md, "Index math shared with tests"). The CPU tests exercise it directly.
 #include <array>
 #include <cstdint>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Validation shared by every op front-end: devices first, then dtypes (DESIGN.md).
+// Validation shared by every op front-end: devices first, then dtypes (docs/DESIGN.md).
 #include <initializer_list>
 #include <string>
 #include <vector>

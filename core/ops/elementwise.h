@@ -1,6 +1,6 @@
 #pragma once
 // Elementwise ops with broadcasting. Tensor-tensor forms require one device and one dtype;
-// a C++ scalar takes the tensor's dtype (no implicit promotion, DESIGN.md).
+// a C++ scalar takes the tensor's dtype (no implicit promotion, docs/DESIGN.md).
 #include "ember/core/tensor.h"
 
 namespace ember {

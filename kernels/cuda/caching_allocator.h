@@ -31,7 +31,7 @@ inline std::string format_bytes(size_t n) {
   return buf;
 }
 
-/// The OutOfMemoryError message (DESIGN.md): what was asked for, where, and what is held.
+/// The OutOfMemoryError message (docs/DESIGN.md): what was asked for, where, and what is held.
 inline std::string oom_message(size_t requested, int device, size_t reserved) {
   return "cudaMalloc failed: out of memory (tried to allocate " + format_bytes(requested) +
          " on cuda:" + std::to_string(device) + "; " + format_bytes(reserved) + " reserved)";

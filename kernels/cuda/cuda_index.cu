@@ -1,6 +1,6 @@
 // index_select, index_add, gather and scatter_add on CUDA, on strided operands. Every index
 // is checked in the kernel: a bad one is skipped and reported through the device flag, and
-// the op raises IndexError naming itself at the next synchronisation (DESIGN.md). The
+// the op raises IndexError naming itself at the next synchronisation (docs/DESIGN.md). The
 // accumulating ops use atomics, so repeated indices sum (in no fixed order).
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"

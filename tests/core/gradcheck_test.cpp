@@ -1,5 +1,5 @@
 // Generated from the op catalog: every differentiable op passes a float64 finite-difference
-// check (DESIGN.md tolerances) on contiguous, strided and broadcast inputs.
+// check (docs/DESIGN.md, Test tolerances) on contiguous, strided and broadcast inputs.
 #include <gtest/gtest.h>
 
 #include "support/gradcheck.h"

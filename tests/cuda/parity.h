@@ -1,5 +1,5 @@
 #pragma once
-// Comparing CUDA results with a CPU reference under DESIGN.md's pinned tolerance: the
+// Comparing CUDA results with a CPU reference under docs/DESIGN.md's pinned tolerance: the
 // reference is float64 computed from the same float32 inputs; a value passes when
 // |x - ref| <= sqrt(K) * (1e-6 + 1e-5 * |ref|), K the number of elements reduced into it.
 // Non-floating results, and results compared exactly, must match bit for bit (NaN = NaN).

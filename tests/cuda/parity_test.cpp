@@ -1,7 +1,7 @@
 // The CUDA parity suite, generated from the op catalog at run time (so ops added to the
 // catalog on other branches are covered without an edit here): every op runs on fresh
 // random inputs on cuda:0 and on the CPU, forward and (for differentiable ops) the
-// gradients of a fixed weighted sum, and the results are compared under DESIGN.md's
+// gradients of a fixed weighted sum, and the results are compared under docs/DESIGN.md's
 // tolerance. Ops that draw random numbers are compared exactly with the CPU in float32
 // (normal draws to within the case's ulps).
 // With two GPUs every op also runs on cuda:1 from inputs moved there from cuda:0.

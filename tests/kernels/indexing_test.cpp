@@ -1,4 +1,4 @@
-// The offset arithmetic the CUDA kernels use, exercised on the CPU (DESIGN.md).
+// The offset arithmetic the CUDA kernels use, exercised on the CPU (docs/DESIGN.md).
 #include <gtest/gtest.h>
 
 #include "ember/kernels/indexing.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Finite-difference gradient checks (DESIGN.md, pinned tolerances): float64 inputs, central
+// Finite-difference gradient checks (docs/DESIGN.md, Test tolerances): float64 inputs, central
 // differences with eps 1e-6, pass when |analytic - numeric| <= 1e-5 + 1e-3 * |numeric|.
 #include <gtest/gtest.h>
 
