@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ember/core/autograd/node.h"
+#include "ember/core/autograd/view_history.h"
 #include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/dtype_dispatch.h"
@@ -30,19 +31,28 @@ Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset) {
   return TensorImplAccess::make(TensorImplAccess::storage(t), std::move(shape), std::move(strides), offset,
                                 t.dtype());
 }
+void raise_undefined(const char* what) { raise<ValueError>(what, ": the tensor is undefined"); }
 }  // namespace detail
 
-void Tensor::set_name(std::string name) const { impl_->name_ = std::move(name); }
-void Tensor::set_owner(std::weak_ptr<const TensorOwner> owner) const { impl_->owner_ = std::move(owner); }
+void Tensor::set_name(std::string name) const { checked_impl("set_name").name_ = std::move(name); }
+void Tensor::set_owner(std::weak_ptr<const TensorOwner> owner) const {
+  checked_impl("set_owner").owner_ = std::move(owner);
+}
 
 namespace {
 void require_defined(const Tensor& t, const char* what) {
-  if (!t.defined()) raise<ValueError>(what, ": the tensor is undefined");
+  if (!t.defined()) detail::raise_undefined(what);
 }
 }  // namespace
 
-int64_t Tensor::size(int64_t d) const { return impl_->shape_[normalize_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return impl_->strides_[normalize_dim(d, dim(), "stride")]; }
+int64_t Tensor::size(int64_t d) const {
+  const TensorImpl& s = checked_impl("size");
+  return s.shape_[normalize_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  const TensorImpl& s = checked_impl("stride");
+  return s.strides_[normalize_dim(d, dim(), "stride")];
+}
 
 bool Tensor::is_contiguous() const {
   if (numel() == 0) return true;  // no element to be out of place
@@ -103,7 +113,11 @@ Tensor& Tensor::copy_(const Tensor& src) { return ember::copy_(*this, src); }
 Tensor& Tensor::fill_(double v) { return ember::fill_(*this, v); }
 Tensor& Tensor::zero_() { return ember::zero_(*this); }
 
-bool Tensor::requires_grad() const { return impl_ && impl_->requires_grad_; }
+bool Tensor::requires_grad() const {
+  if (!impl_) return false;
+  if (impl_->view_base_) autograd::refresh_view_history(*this);
+  return impl_->requires_grad_;
+}
 
 Tensor& Tensor::requires_grad_(bool r) {
   require_defined(*this, "requires_grad_");
@@ -122,8 +136,13 @@ void Tensor::set_grad(const Tensor& g) const {
     raise<ValueError>("set_grad: the gradient must match the tensor's shape, dtype and device");
   impl_->grad_ = g;
 }
-const std::shared_ptr<Node>& Tensor::grad_fn() const { return impl_->grad_fn_; }
-bool Tensor::is_leaf() const { return !impl_ || !impl_->grad_fn_; }
+const std::shared_ptr<Node>& Tensor::grad_fn() const {
+  static const std::shared_ptr<Node> none;
+  if (!impl_) return none;
+  if (impl_->view_base_) autograd::refresh_view_history(*this);
+  return impl_->grad_fn_;
+}
+bool Tensor::is_leaf() const { return !grad_fn(); }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   autograd::backward(*this, gradient, retain_graph);

@@ -165,6 +165,8 @@ class EMBER_API Tensor {
  private:
   friend struct detail::TensorImplAccess;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  /// The state, or ValueError "<what>: the tensor is undefined".
+  TensorImpl& checked_impl(const char* what) const;
 
   std::shared_ptr<TensorImpl> impl_;
 };
@@ -188,19 +190,35 @@ class EMBER_API TensorImpl {
   std::string name_;                        // set by Module registration
   std::weak_ptr<const TensorOwner> owner_;  // the registering module, for device hints
   std::shared_ptr<autograd::PostAccumulateGradHooks> post_accumulate_grad_hooks_;  // leaves, or null
+  // Views made by the view ops (core/autograd/view_history.h): the root base, and the base's
+  // grad_fn when this view's history was last made from it. An in-place op through a view
+  // gives the base a new grad_fn; the view's history is then made anew from the base.
+  std::shared_ptr<TensorImpl> view_base_;
+  std::weak_ptr<Node> view_base_fn_;
+  bool view_tracks_grad_ = false;  // made with grad mode on
 };
 
-inline const Shape& Tensor::shape() const { return impl_->shape_; }
-inline const Shape& Tensor::strides() const { return impl_->strides_; }
-inline int64_t Tensor::offset() const { return impl_->offset_; }
-inline int64_t Tensor::dim() const { return static_cast<int64_t>(impl_->shape_.size()); }
-inline int64_t Tensor::numel() const { return numel_of(impl_->shape_); }
-inline DType Tensor::dtype() const { return impl_->dtype_; }
-inline Device Tensor::device() const { return impl_->storage_->device(); }
-inline const std::string& Tensor::name() const { return impl_->name_; }
-inline uint64_t Tensor::version() const { return impl_->storage_->version(); }
+namespace detail {
+/// ValueError "<what>: the tensor is undefined" (a default-constructed Tensor).
+[[noreturn]] EMBER_API void raise_undefined(const char* what);
+}  // namespace detail
+
+// Every accessor of an undefined tensor raises ValueError rather than dereferencing null.
+inline TensorImpl& Tensor::checked_impl(const char* what) const {
+  if (!impl_) detail::raise_undefined(what);
+  return *impl_;
+}
+inline const Shape& Tensor::shape() const { return checked_impl("shape").shape_; }
+inline const Shape& Tensor::strides() const { return checked_impl("strides").strides_; }
+inline int64_t Tensor::offset() const { return checked_impl("offset").offset_; }
+inline int64_t Tensor::dim() const { return static_cast<int64_t>(checked_impl("dim").shape_.size()); }
+inline int64_t Tensor::numel() const { return numel_of(checked_impl("numel").shape_); }
+inline DType Tensor::dtype() const { return checked_impl("dtype").dtype_; }
+inline Device Tensor::device() const { return checked_impl("device").storage_->device(); }
+inline const std::string& Tensor::name() const { return checked_impl("name").name_; }
+inline uint64_t Tensor::version() const { return checked_impl("version").storage_->version(); }
 inline void* Tensor::raw_data() const {
-  return static_cast<char*>(impl_->storage_->data()) +
+  return static_cast<char*>(checked_impl("data_ptr").storage_->data()) +
          impl_->offset_ * static_cast<int64_t>(itemsize(dtype()));
 }
 

@@ -43,6 +43,16 @@ struct TensorImplAccess {
   static std::shared_ptr<const TensorOwner> owner(const Tensor& t) { return t.impl_->owner_.lock(); }
   /// A handle of an existing tensor's state (autograd holds leaves weakly, by their state).
   static Tensor wrap(std::shared_ptr<TensorImpl> impl) { return Tensor(std::move(impl)); }
+  /// A view's root base (null for a tensor that is not a view), the base's grad_fn when the
+  /// view's history was last made, and whether the view was made with grad mode on.
+  static std::shared_ptr<TensorImpl>& view_base(const Tensor& t) { return t.impl_->view_base_; }
+  static std::weak_ptr<Node>& view_base_fn(const Tensor& t) { return t.impl_->view_base_fn_; }
+  static bool& view_tracks_grad(const Tensor& t) { return t.impl_->view_tracks_grad_; }
+  /// Sets t's grad_fn and requires_grad directly (a view's history made anew from its base).
+  static void set_history(const Tensor& t, std::shared_ptr<Node> fn, bool requires_grad) {
+    t.impl_->grad_fn_ = std::move(fn);
+    t.impl_->requires_grad_ = requires_grad;
+  }
   /// A leaf's post-accumulate-grad hooks (null until one is registered).
   static std::shared_ptr<autograd::PostAccumulateGradHooks>& post_accumulate_grad_hooks(TensorImpl& leaf) {
     return leaf.post_accumulate_grad_hooks_;

@@ -33,8 +33,21 @@ void queue_callback(std::function<void()> fn) {
   t_callbacks.back()->push_back(std::move(fn));
 }
 
+namespace {
+void run_backward(const Tensor& root, const Tensor& grad_in, bool retain_graph);
+}  // namespace
+
 void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
-  if (!root.defined()) raise<AutogradError>("backward: called on an undefined tensor");
+  if (!root.defined()) detail::raise_undefined("backward");
+  try {
+    run_backward(root, grad_in, retain_graph);
+  } catch (const std::bad_alloc&) {
+    raise<OutOfMemoryError>("out of memory during backward");
+  }
+}
+
+namespace {
+void run_backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
   if (!root.requires_grad())
     raise<AutogradError>("backward: the tensor does not require grad and has no grad_fn");
   Tensor grad = grad_in;
@@ -128,8 +141,11 @@ void backward(const Tensor& root, const Tensor& grad_in, bool retain_graph) {
       throw;
     } catch (const std::exception& e) {
       raise<AutogradError>("a callback queued during backward threw: ", e.what());
+    } catch (...) {
+      raise<AutogradError>("a callback queued during backward threw a non-standard exception");
     }
   }
 }
+}  // namespace
 
 }  // namespace ember::autograd

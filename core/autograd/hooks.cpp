@@ -34,6 +34,12 @@ void HookHandle::remove() {
 }
 
 namespace autograd {
+namespace {
+std::string hook_of(const Tensor& t) {
+  return detail::concat("a post-accumulate-grad hook of ", t.name().empty() ? "a leaf" : t.name(),
+                        " of shape ", shape_str(t.shape()));
+}
+}  // namespace
 
 void run_post_accumulate_grad_hooks(const std::shared_ptr<TensorImpl>& leaf) {
   const std::shared_ptr<PostAccumulateGradHooks> list =
@@ -55,8 +61,9 @@ void run_post_accumulate_grad_hooks(const std::shared_ptr<TensorImpl>& leaf) {
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
-      raise<AutogradError>("a post-accumulate-grad hook of ", t.name().empty() ? "a leaf" : t.name(),
-                           " of shape ", shape_str(t.shape()), " threw: ", e.what());
+      raise<AutogradError>(hook_of(t), " threw: ", e.what());
+    } catch (...) {
+      raise<AutogradError>(hook_of(t), " threw a non-standard exception");
     }
   }
 }

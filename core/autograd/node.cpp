@@ -7,38 +7,43 @@
 #include "ember/core/tensor_impl_access.h"
 
 namespace ember {
-namespace {
-// Destroying a long chain of nodes recursively (node -> saved tensor -> its grad_fn -> ...)
-// would overflow the stack for a 100,000-op graph. Each node hands what it owns to this
-// per-thread queue, and only the outermost destructor empties it, one item at a time.
+// Destroying a long chain of nodes recursively (node -> edge -> node -> ...) would overflow the
+// stack for a 100,000-op graph. A node's edges that hold the last reference to their node are
+// linked into this per-thread list through the node's own deferred_next_, so releasing needs
+// no allocation (an out-of-memory unwind destroys graphs too); only the outermost release
+// empties it, one node at a time. A leaf's accumulator is never linked: it has no edges (its
+// destruction cannot recurse), and other threads reach it through the leaf's weak slot.
 struct DeferredRelease {
-  std::vector<std::shared_ptr<Node>> nodes;
-  std::vector<Tensor> tensors;
+  std::shared_ptr<Node> head;
   bool draining = false;
-};
-thread_local DeferredRelease t_deferred;
-}  // namespace
 
-Node::~Node() {
-  auto& q = t_deferred;
-  for (auto& e : next_)
-    if (e.fn) q.nodes.push_back(std::move(e.fn));
-  for (auto& t : saved_)
-    if (t.defined()) q.tensors.push_back(std::move(t));
-  if (q.draining) return;
-  q.draining = true;
-  while (!q.nodes.empty() || !q.tensors.empty()) {
-    if (!q.nodes.empty()) {
-      std::shared_ptr<Node> n = std::move(q.nodes.back());
-      q.nodes.pop_back();
-      n.reset();
-    } else {
-      Tensor t = std::move(q.tensors.back());
-      q.tensors.pop_back();
+  static void release_edges(std::vector<Edge>& edges) noexcept {
+    DeferredRelease& q = instance();
+    for (Edge& e : edges) {
+      if (e.fn && e.fn.use_count() == 1 && !e.fn->next_.empty()) {
+        e.fn->deferred_next_ = std::move(q.head);
+        q.head = std::move(e.fn);
+      }
     }
+    edges.clear();  // the other edges only drop a shared reference, or a node without edges
+    if (q.draining) return;
+    q.draining = true;
+    while (q.head) {
+      std::shared_ptr<Node> n = std::move(q.head);
+      q.head = std::move(n->deferred_next_);
+      n.reset();  // its destructor links its own edges here
+    }
+    q.draining = false;
   }
-  q.draining = false;
-}
+
+ private:
+  static DeferredRelease& instance() noexcept {
+    thread_local DeferredRelease q;
+    return q;
+  }
+};
+
+Node::~Node() { DeferredRelease::release_edges(next_); }
 
 void Node::save(const Tensor& t) {
   // Keep an alias without autograd history: saving an op's own output as-is would make a
@@ -64,7 +69,7 @@ const Tensor& Node::saved(size_t i) const {
 void Node::release() {
   released_ = true;
   saved_.clear();
-  next_.clear();
+  DeferredRelease::release_edges(next_);
 }
 
 AccumulateGrad::AccumulateGrad(const Tensor& leaf)
@@ -73,11 +78,15 @@ AccumulateGrad::AccumulateGrad(const Tensor& leaf)
 std::vector<Tensor> AccumulateGrad::backward(const Tensor& grad_out) {
   const std::shared_ptr<TensorImpl> leaf = leaf_.lock();
   if (!leaf) return {};
-  Tensor& grad = detail::TensorImplAccess::grad(*leaf);
-  if (!grad.defined()) {
-    grad = grad_out.clone();  // never alias a gradient another leaf may also receive
-  } else {
-    grad.add_(grad_out);
+  {
+    // Backwards on several threads may reach this leaf at once (PyTorch locks likewise).
+    std::lock_guard<std::mutex> lock(mutex_);
+    Tensor& grad = detail::TensorImplAccess::grad(*leaf);
+    if (!grad.defined()) {
+      grad = grad_out.clone();  // never alias a gradient another leaf may also receive
+    } else {
+      grad.add_(grad_out);
+    }
   }
   autograd::run_post_accumulate_grad_hooks(leaf);
   return {};
@@ -95,23 +104,40 @@ bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
 Edge edge_of(const Tensor& t) {
   if (!t.defined() || !t.requires_grad()) return Edge{nullptr, {}};
   if (t.grad_fn()) return Edge{t.grad_fn(), t.shape()};
+  // Forwards on several threads may share a leaf: its accumulator is made once.
+  static std::mutex accumulator_mutex;
+  std::lock_guard<std::mutex> lock(accumulator_mutex);
   std::weak_ptr<Node>& slot = detail::TensorImplAccess::grad_accumulator(t);
   std::shared_ptr<Node> acc = slot.lock();
   if (!acc) {
-    acc = std::make_shared<AccumulateGrad>(t);
+    acc = make_node<AccumulateGrad>(t);
     slot = acc;
   }
   return Edge{acc, t.shape()};
 }
 
+namespace {
+// Only floating tensors carry gradients (docs/DESIGN.md): an integer or bool output gets no node.
+void set_output_history(const Tensor& output, std::shared_ptr<Node> node) {
+  if (is_floating(output.dtype())) detail::TensorImplAccess::set_grad_fn(output, std::move(node));
+}
+void add_edge(Node& node, Edge e) {
+  try {
+    node.add_edge(std::move(e));
+  } catch (const std::bad_alloc&) {
+    raise<OutOfMemoryError>("out of memory while recording the backward graph");
+  }
+}
+}  // namespace
+
 void record(const Tensor& output, std::shared_ptr<Node> node, std::initializer_list<const Tensor*> inputs) {
-  for (const Tensor* t : inputs) node->add_edge(t ? edge_of(*t) : Edge{nullptr, {}});
-  detail::TensorImplAccess::set_grad_fn(output, std::move(node));
+  for (const Tensor* t : inputs) add_edge(*node, t ? edge_of(*t) : Edge{nullptr, {}});
+  set_output_history(output, std::move(node));
 }
 
 void record(const Tensor& output, std::shared_ptr<Node> node, const std::vector<Tensor>& inputs) {
-  for (const Tensor& t : inputs) node->add_edge(edge_of(t));
-  detail::TensorImplAccess::set_grad_fn(output, std::move(node));
+  for (const Tensor& t : inputs) add_edge(*node, edge_of(t));
+  set_output_history(output, std::move(node));
 }
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {

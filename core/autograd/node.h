@@ -3,7 +3,10 @@
 // its gradient needs (saved with their version) and how to map the output's gradient to one
 // gradient per input.
 #include <memory>
+#include <mutex>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/core/export.h"
@@ -43,25 +46,34 @@ class EMBER_API Node {
   /// or the graph was freed.
   const Tensor& saved(size_t i) const;
   /// Frees saved tensors and edges (after a backward without retain_graph).
-  void release();
+  virtual void release();
   bool released() const { return released_; }
 
  private:
+  friend struct DeferredRelease;
   const char* name_;
   std::vector<Edge> next_;
   std::vector<Tensor> saved_;
   std::vector<uint64_t> saved_versions_;
   bool released_ = false;
+  // Releasing a long chain node by node would recurse once per node (node -> edge -> node):
+  // a node about to be destroyed is linked here instead, into a per-thread list that the
+  // outermost release empties without allocating (core/autograd/node.cpp).
+  std::shared_ptr<Node> deferred_next_;
 };
 
-/// Sums a gradient into a leaf's .grad, then runs the leaf's post-accumulate-grad hooks.
+/// Sums a gradient into a leaf's .grad, then runs the leaf's post-accumulate-grad hooks. It
+/// belongs to the leaf, not to one graph: every graph that uses the leaf shares it, a backward
+/// never releases it, and the sum is serialised for backwards running on several threads.
 class EMBER_API AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(const Tensor& leaf);
   std::vector<Tensor> backward(const Tensor& grad_out) override;
+  void release() override {}
 
  private:
   std::weak_ptr<TensorImpl> leaf_;
+  std::mutex mutex_;
 };
 
 namespace autograd {
@@ -75,6 +87,15 @@ EMBER_API void record(const Tensor& output, std::shared_ptr<Node> node,
 EMBER_API void record(const Tensor& output, std::shared_ptr<Node> node, const std::vector<Tensor>& inputs);
 /// Runs backward from root with the given gradient (see Tensor::backward).
 EMBER_API void backward(const Tensor& root, const Tensor& grad, bool retain_graph);
+/// make_shared for nodes: OutOfMemoryError, never std::bad_alloc, when memory runs out.
+template <class T, class... Args>
+std::shared_ptr<T> make_node(Args&&... args) {
+  try {
+    return std::make_shared<T>(std::forward<Args>(args)...);
+  } catch (const std::bad_alloc&) {
+    raise<OutOfMemoryError>("out of memory while recording the backward graph");
+  }
+}
 /// Runs leaf's post-accumulate-grad hooks (AccumulateGrad, after the sum).
 EMBER_API void run_post_accumulate_grad_hooks(const std::shared_ptr<TensorImpl>& leaf);
 /// Sums grad over the dims that broadcasting expanded, to get back to shape.

@@ -91,7 +91,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   Tensor out = detail::make_empty({N, Co, Ho, Wo}, x.dtype(), x.device(), op);
   if (out.numel()) backend_for(x.device()).conv2d(out, x, w, b, p);
   if (autograd::any_requires_grad({&x, &w, &b})) {
-    auto node = std::make_shared<Conv2dNode>(p);
+    auto node = autograd::make_node<Conv2dNode>(p);
     node->save(x);
     node->save(w);
     autograd::record(out, node, {&x, &w, &b});

@@ -6,6 +6,7 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/autograd/node.h"
+#include "ember/core/autograd/view_history.h"
 #include "ember/core/backend.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/check.h"
@@ -95,7 +96,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_binary_dtype(op, name, a.dtype());
   Tensor out = raw_binary(op, a, b);
   if (!is_comparison(op) && autograd::any_requires_grad({&a, &b})) {
-    auto node = std::make_shared<BinaryNode>(op);
+    auto node = autograd::make_node<BinaryNode>(op);
     if (op != BinaryOp::Add && op != BinaryOp::Sub) {
       node->save(a);
       node->save(b);
@@ -157,7 +158,7 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) 
   Tensor out = detail::make_empty(a.shape(), is_comparison(op) ? kBool : a.dtype(), a.device());
   if (out.numel()) backend_for(a.device()).binary_scalar(op, out, a, s, scalar_first);
   if (!is_comparison(op) && autograd::any_requires_grad({&a})) {
-    auto node = std::make_shared<ScalarNode>(op, s, scalar_first);
+    auto node = autograd::make_node<ScalarNode>(op, s, scalar_first);
     node->save(a);
     node->save(out);
     autograd::record(out, node, {&a});
@@ -220,7 +221,7 @@ Tensor unary(UnaryOp op, const Tensor& t, double p0 = 0, double p1 = 0) {
   Tensor out = detail::make_empty(t.shape(), op == UnaryOp::LogicalNot ? kBool : t.dtype(), t.device());
   if (out.numel()) backend_for(t.device()).unary(op, out, t, p0, p1);
   if (op != UnaryOp::LogicalNot && autograd::any_requires_grad({&t})) {
-    auto node = std::make_shared<UnaryNode>(op, p0, p1);
+    auto node = autograd::make_node<UnaryNode>(op, p0, p1);
     node->save(t);
     node->save(out);
     autograd::record(out, node, {&t});
@@ -234,7 +235,8 @@ Tensor unary(UnaryOp op, const Tensor& t, double p0 = 0, double p1 = 0) {
 template <class Compute>
 Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute& compute) {
   check_defined(op, {{"self", self}});
-  detail::check_inplace(self, op);
+  if (other) check_defined(op, {{"other", *other}});
+  autograd::check_inplace(self, op);
   if (other) {
     check_same_device(op, {{"self", self}, {"other", *other}});
     check_same_dtype(op, {{"self", self}, {"other", *other}});
@@ -259,7 +261,7 @@ Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute
     detail::copy_values(self, result);
   }
   mark_modified(self);
-  if (record) detail::TensorImplAccess::set_grad_fn(self, result.grad_fn());
+  if (record) autograd::rebase_history(self, op, result.grad_fn());
   return self;
 }
 
@@ -339,7 +341,7 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
         .where(out, detail::broadcast_to(c, shape, "where"), detail::broadcast_to(a, shape, "where"),
                detail::broadcast_to(b, shape, "where"));
   if (autograd::any_requires_grad({&a, &b})) {
-    auto node = std::make_shared<WhereNode>();
+    auto node = autograd::make_node<WhereNode>();
     node->save(c);
     autograd::record(out, node, {&c, &a, &b});
   }

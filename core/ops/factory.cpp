@@ -3,11 +3,13 @@
 
 #include <cmath>
 
+#include "ember/core/autograd/view_history.h"
 #include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
+#include "ember/core/ops/check.h"
 #include "ember/core/ops/transfer.h"
 
 namespace ember {
@@ -37,7 +39,10 @@ Tensor random_tensor(const Shape& shape, RandomKind kind, double a, double b, co
   draw(t, kind, a, b);
   return finish(t, o);
 }
-TensorOptions like(const Tensor& t) { return TensorOptions(t.dtype()).device(t.device()); }
+TensorOptions like(const Tensor& t, const char* op) {
+  check_defined(op, {{"input", t}});
+  return TensorOptions(t.dtype()).device(t.device());
+}
 }  // namespace
 
 Tensor empty(const Shape& shape, TensorOptions o) {
@@ -81,15 +86,29 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, TensorOptions o) {
   return random_tensor(shape, RandomKind::Integer, static_cast<double>(low), static_cast<double>(high), o,
                        "randint");
 }
-Tensor& uniform_(Tensor& t, double low, double high) { return draw(t, RandomKind::Uniform, low, high); }
-Tensor& normal_(Tensor& t, double mean, double std) { return draw(t, RandomKind::Normal, mean, std); }
+namespace {
+// In place: the drawn values replace t's and depend on no tensor.
+Tensor& draw_into(Tensor& t, RandomKind kind, double a, double b, const char* op) {
+  check_defined(op, {{"self", t}});
+  autograd::check_inplace(t, op);
+  draw(t, kind, a, b);
+  autograd::rebase_history(t, op, nullptr);
+  return t;
+}
+}  // namespace
+Tensor& uniform_(Tensor& t, double low, double high) {
+  return draw_into(t, RandomKind::Uniform, low, high, "uniform_");
+}
+Tensor& normal_(Tensor& t, double mean, double std) {
+  return draw_into(t, RandomKind::Normal, mean, std, "normal_");
+}
 
-Tensor empty_like(const Tensor& t) { return empty(t.shape(), like(t)); }
-Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), like(t)); }
-Tensor ones_like(const Tensor& t) { return ones(t.shape(), like(t)); }
-Tensor full_like(const Tensor& t, double v) { return full(t.shape(), v, like(t)); }
-Tensor rand_like(const Tensor& t) { return rand(t.shape(), like(t)); }
-Tensor randn_like(const Tensor& t) { return randn(t.shape(), like(t)); }
+Tensor empty_like(const Tensor& t) { return empty(t.shape(), like(t, "empty_like")); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), like(t, "zeros_like")); }
+Tensor ones_like(const Tensor& t) { return ones(t.shape(), like(t, "ones_like")); }
+Tensor full_like(const Tensor& t, double v) { return full(t.shape(), v, like(t, "full_like")); }
+Tensor rand_like(const Tensor& t) { return rand(t.shape(), like(t, "rand_like")); }
+Tensor randn_like(const Tensor& t) { return randn(t.shape(), like(t, "randn_like")); }
 
 template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions o) {

@@ -64,7 +64,7 @@ Tensor cat_checked(const std::vector<Tensor>& tensors, int d) {
   bool record = false;
   if (GradMode::is_enabled())
     for (const Tensor& t : tensors) record = record || t.requires_grad();
-  if (record) autograd::record(out, std::make_shared<CatNode>(d, sizes), tensors);
+  if (record) autograd::record(out, autograd::make_node<CatNode>(d, sizes), tensors);
   return out;
 }
 
@@ -141,7 +141,7 @@ Tensor index_select(const Tensor& input, int64_t dim, const Tensor& index) {
   Tensor out = detail::make_empty(shape, input.dtype(), input.device());
   if (out.numel() || idx.numel()) backend_for(input.device()).index_select(out, input, d, idx, op);
   if (autograd::any_requires_grad({&input})) {
-    auto node = std::make_shared<ScatterBackNode>(op, false, d, input.shape());
+    auto node = autograd::make_node<ScatterBackNode>(op, false, d, input.shape());
     node->save(idx);
     autograd::record(out, node, {&input, &index});
   }
@@ -168,7 +168,7 @@ Tensor gather(const Tensor& input, int64_t dim, const Tensor& index) {
   Tensor out = detail::make_empty(index.shape(), input.dtype(), input.device());
   if (out.numel()) backend_for(input.device()).gather(out, input, d, index, op);
   if (autograd::any_requires_grad({&input})) {
-    auto node = std::make_shared<ScatterBackNode>(op, true, d, input.shape());
+    auto node = autograd::make_node<ScatterBackNode>(op, true, d, input.shape());
     node->save(index);
     autograd::record(out, node, {&input, &index});
   }

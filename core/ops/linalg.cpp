@@ -33,7 +33,7 @@ class BmmNode final : public Node {
 Tensor bmm(const Tensor& a, const Tensor& b) {
   Tensor out = raw_bmm(a, b);
   if (autograd::any_requires_grad({&a, &b})) {
-    auto node = std::make_shared<BmmNode>();
+    auto node = autograd::make_node<BmmNode>();
     node->save(a);
     node->save(b);
     autograd::record(out, node, {&a, &b});
@@ -119,7 +119,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   if (out.numel())
     backend_for(input.device()).matmul(out.unsqueeze(0), x.unsqueeze(0), weight.t().unsqueeze(0), bias);
   if (autograd::any_requires_grad({&x, &weight, &bias})) {
-    auto node = std::make_shared<LinearNode>();
+    auto node = autograd::make_node<LinearNode>();
     node->save(x);
     node->save(weight);
     autograd::record(out, node, {&x, &weight, &bias});

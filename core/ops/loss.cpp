@@ -59,7 +59,7 @@ Tensor class_loss(const char* name, const Tensor& input_in, const Tensor& target
   Tensor losses = detail::make_empty({input.size(0)}, input.dtype(), input.device());
   if (losses.numel()) backend_for(input.device()).class_loss(losses, input, target, log_prob, name);
   if (autograd::any_requires_grad({&input})) {
-    auto node = std::make_shared<ClassLossNode>(name, log_prob);
+    auto node = autograd::make_node<ClassLossNode>(name, log_prob);
     node->save(input);
     node->save(target);
     autograd::record(losses, node, {&input, &target});

@@ -111,7 +111,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
       mean = running_mean.clone();
       invstd = 1.0 / sqrt(running_var + eps);
     }
-    auto node = std::make_shared<BatchNormNode>(training, eps);
+    auto node = autograd::make_node<BatchNormNode>(training, eps);
     node->save(x);
     node->save(w);
     node->save(mean);

@@ -76,7 +76,7 @@ ValuesIndices max_pool(const char* op, const Tensor& input, IntPair kernel, Opti
   Tensor indices = detail::make_empty(shape, kInt64, x.device());
   if (out.numel()) backend_for(x.device()).max_pool2d(out, indices, x, pool.p);
   if (autograd::any_requires_grad({&x})) {
-    auto node = std::make_shared<MaxPool2dNode>(op, pool.p);
+    auto node = autograd::make_node<MaxPool2dNode>(op, pool.p);
     node->save(x);
     // A separate handle on out's storage: saving out itself would make out own its own node.
     node->save(detail::make_view(out, out.shape(), out.strides(), out.offset()));
@@ -118,7 +118,7 @@ Tensor avg_pool2d(const Tensor& input, IntPair kernel, OptionalIntPair stride, I
   Tensor out = detail::make_empty(batch_shape(pool.out_shape), x.dtype(), x.device());
   if (out.numel()) backend_for(x.device()).avg_pool2d(out, x, pool.p);
   if (autograd::any_requires_grad({&x})) {
-    autograd::record(out, std::make_shared<AvgPool2dNode>(pool.p, x.shape()), {&x});
+    autograd::record(out, autograd::make_node<AvgPool2dNode>(pool.p, x.shape()), {&x});
   }
   return input.dim() == 3 ? out.squeeze(0) : out;
 }

@@ -123,7 +123,7 @@ Tensor reduce(ReduceOp op, const Tensor& t, const std::vector<int64_t>& dims_in,
       backend_for(t.device()).reduce(op, out_keep, t, dims);
   }
   if (autograd::any_requires_grad({&t})) {
-    auto node = std::make_shared<ReduceNode>(op, t.shape(), keep, count);
+    auto node = autograd::make_node<ReduceNode>(op, t.shape(), keep, count);
     if (op == ReduceOp::Max || op == ReduceOp::Min) {
       node->save(t);
       node->save(out);
@@ -181,7 +181,7 @@ ValuesIndices reduce_with_index(ReduceOp op, const Tensor& t, int64_t dim_in, bo
         .reduce_with_index(op, want_values ? keep_view(values) : Tensor(), keep_view(indices), t,
                            t.dim() ? dim : 0);
   if (want_values && autograd::any_requires_grad({&t})) {
-    auto node = std::make_shared<IndexReduceNode>(name, t.shape(), t.dim() ? dim : 0);
+    auto node = autograd::make_node<IndexReduceNode>(name, t.shape(), t.dim() ? dim : 0);
     node->save(keep_view(indices));
     autograd::record(values, node, {&t});
   }

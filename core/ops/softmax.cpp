@@ -37,7 +37,7 @@ Tensor softmax_impl(const Tensor& input, int64_t dim_in, bool log) {
   Tensor out = detail::make_empty(x.shape(), x.dtype(), x.device());
   if (out.numel()) backend_for(x.device()).softmax(out, x, log);
   if (autograd::any_requires_grad({&x})) {
-    auto node = std::make_shared<SoftmaxNode>(log);
+    auto node = autograd::make_node<SoftmaxNode>(log);
     node->save(out);
     autograd::record(out, node, {&x});
   }

@@ -30,8 +30,6 @@ namespace detail {
 EMBER_API void copy_values(const Tensor& dst, const Tensor& src);
 /// Raw contiguous transfer of src's bytes to a new tensor on device (no autograd).
 EMBER_API Tensor transfer(const Tensor& src, Device device);
-/// AutogradError when t is a leaf requiring grad and grad mode is on (in-place op `op`).
-EMBER_API void check_inplace(const Tensor& t, const char* op);
 }  // namespace detail
 
 }  // namespace ember

@@ -5,8 +5,10 @@
 #include <numeric>
 
 #include "ember/core/autograd/node.h"
+#include "ember/core/autograd/view_history.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
+#include "ember/core/ops/check.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/transfer.h"
 
@@ -15,16 +17,20 @@ namespace {
 
 using Backward = LambdaNode::Fn;
 
-// Records node `name` on a view when t needs a gradient; `setup` fills the node's data.
+// Records node `name` on a view when t needs a gradient (`setup` fills the node's data), and
+// remembers t's root base, which an in-place op through the view rewrites.
 template <class Setup>
 Tensor finish(Tensor out, const Tensor& t, const char* name, Backward fn, const Setup& setup) {
   if (autograd::any_requires_grad({&t})) {
-    auto node = std::make_shared<LambdaNode>(name, fn);
+    auto node = autograd::make_node<LambdaNode>(name, fn);
     setup(*node);
     autograd::record(out, node, {&t});
   }
+  autograd::track_view(out, t);
   return out;
 }
+
+void check_input(const char* op, const Tensor& t) { check_defined(op, {{"input", t}}); }
 
 std::vector<Tensor> reshape_back(LambdaNode& self, const Tensor& g) { return {g.reshape(self.shapes[0])}; }
 
@@ -125,6 +131,7 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape, const char* op) {
 }  // namespace detail
 
 Tensor view(const Tensor& t, const Shape& shape) {
+  check_input("view", t);
   const Shape s = detail::infer_shape(shape, t.numel(), "view");
   // An empty tensor can take any shape with a 0 in it, but no shape whose strides (in
   // bytes) would overflow: [2^63 - 1, 0] of float32 is refused as zeros() refuses it.
@@ -137,6 +144,7 @@ Tensor view(const Tensor& t, const Shape& shape) {
 }
 
 Tensor reshape(const Tensor& t, const Shape& shape) {
+  check_input("reshape", t);
   const Shape s = detail::infer_shape(shape, t.numel(), "reshape");
   checked_nbytes(s, itemsize(t.dtype()), "reshape");
   Shape strides;
@@ -146,6 +154,7 @@ Tensor reshape(const Tensor& t, const Shape& shape) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
+  check_input("flatten", t);
   if (t.dim() == 0) {  // as in PyTorch, a 0-d tensor's dims are named 0 or -1 here
     normalize_dim(start_dim, 1, "flatten");
     normalize_dim(end_dim, 1, "flatten");
@@ -163,6 +172,7 @@ Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
 }
 
 Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
+  check_input("permute", t);
   if (static_cast<int64_t>(dims.size()) != t.dim())
     raise<ShapeError>("permute: ", dims.size(), " dims given for a tensor of ", t.dim(), " dims");
   std::vector<int64_t> perm(dims.size());
@@ -187,6 +197,7 @@ Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
 }
 
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
+  check_input("transpose", t);
   if (t.dim() == 0) return t;
   const int a = normalize_dim(dim0, t.dim(), "transpose");
   const int b = normalize_dim(dim1, t.dim(), "transpose");
@@ -197,11 +208,13 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 }
 
 Tensor t(const Tensor& x) {
+  check_input("t", x);
   if (x.dim() > 2) raise<ShapeError>("t: expects a tensor with <= 2 dims, got shape ", shape_str(x.shape()));
   return x.dim() < 2 ? x : transpose(x, 0, 1);
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+  check_input("narrow", t);
   const int d = normalize_dim(dim, t.dim(), "narrow");
   const int64_t size = t.size(d);
   if (start < 0) start += size;
@@ -231,6 +244,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
+  check_input("select", t);
   const int d = normalize_dim(dim, t.dim(), "select");
   const int64_t size = t.size(d);
   if (index < -size || index >= size)
@@ -255,6 +269,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
 }
 
 Tensor squeeze(const Tensor& t) {
+  check_input("squeeze", t);
   Shape shape, strides;
   for (int64_t d = 0; d < t.dim(); ++d)
     if (t.size(d) != 1) {
@@ -265,6 +280,7 @@ Tensor squeeze(const Tensor& t) {
 }
 
 Tensor squeeze(const Tensor& t, int64_t dim) {
+  check_input("squeeze", t);
   const int d = normalize_dim(dim, std::max<int64_t>(t.dim(), 1), "squeeze");
   if (t.dim() == 0 || t.size(d) != 1) return t;
   Shape shape = t.shape(), strides = t.strides();
@@ -274,6 +290,7 @@ Tensor squeeze(const Tensor& t, int64_t dim) {
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
+  check_input("unsqueeze", t);
   const int d = normalize_dim(dim, t.dim() + 1, "unsqueeze");
   Shape shape = t.shape(), strides = t.strides();
   const int64_t stride = d < t.dim() ? checked_mul(t.stride(d), t.size(d), "unsqueeze") : 1;
@@ -283,6 +300,7 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
 }
 
 Tensor expand(const Tensor& t, const Shape& shape) {
+  check_input("expand", t);
   // The engine sums the gradient back to the input's shape, so the node passes it through.
   Tensor out = detail::broadcast_to(t, shape, "expand");
   if (out.is_same(t)) out = detail::make_view(t, t.shape(), t.strides(), t.offset());
