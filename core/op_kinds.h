@@ -2,175 +2,81 @@
 // The enumerations and parameter blocks that op front-ends hand to backends.
 #include <cstdint>
 
+#include "ember/core/elementwise_ops.h"
+
 namespace ember {
 
-/// Elementwise unary ops; p0/p1 of UnaryParams are their scalar arguments.
-enum class UnaryOp : uint8_t {
-  Neg,
-  Exp,
-  Log,
-  Sqrt,
-  Abs,
-  Relu,
-  Sigmoid,
-  Tanh,
-  Sign,
-  Square,
-  Clamp,       // min(max(x, p0), p1)
-  PowScalar,   // x ^ p0
-  RPowScalar,  // p0 ^ x
-  LogicalNot,  // !x (bool output)
-#ifdef EMBER_EXTRA_UNARY_OP_FOR_TEST
-  ExtraOpForTest,  // tests/CMakeLists.txt: an op that no table handles must not compile
-#endif
+/// How an elementwise op treats dtypes (core/elementwise_ops.h).
+enum class OpDtypes : uint8_t {
+  Any,       // every dtype but bool
+  Floating,  // float32 and float64 only
+  Logical,   // bool in, bool out
+};
+/// What a binary op is for.
+enum class BinaryKind : uint8_t {
+  Arith,       // tensor with tensor or scalar, differentiable
+  Comparison,  // bool output
+  Gradient,    // a backward formula written as a functor
 };
 
-/// Elementwise binary ops on two tensors of one dtype (or a tensor and a scalar).
-enum class BinaryOp : uint8_t {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,  // bool output
-  // Gradients written as binary functors (grad, saved): one kernel serves both devices.
-  ReluBackward,     // x > 0 ? g : 0
-  SigmoidBackward,  // g * y * (1 - y), y the saved output
-  TanhBackward,     // g * (1 - y^2), y the saved output
-};
+// Each table below is generated from the rows (a macro taking a row's leading columns and
+// ignoring the rest), so each lists every op.
+#define EMBER_ENUMERATOR(Enum, ...) Enum,
+/// Elementwise unary ops (rows of EMBER_UNARY_OPS); p0/p1 are their scalar arguments.
+enum class UnaryOp : uint8_t { EMBER_UNARY_OPS(EMBER_ENUMERATOR) };
+/// Elementwise binary ops on two tensors of one dtype, or a tensor and a scalar (rows of
+/// EMBER_BINARY_OPS).
+enum class BinaryOp : uint8_t { EMBER_BINARY_OPS(EMBER_ENUMERATOR) };
+#undef EMBER_ENUMERATOR
 
-constexpr bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::Ge; }
-
-// Every switch over an op enum lists every op and has no default (Ember builds with
-// -Werror=switch): adding an op fails to compile until each table (names, dtype rules,
-// functors, gradients) says what it does with it.
+// One case of a table generated from the rows.
+#define EMBER_OP_CASE(Type, Enum, value) \
+  case Type::Enum:                       \
+    return value;
 
 /// The op's name, as in error messages and autograd nodes ("exp", "pow").
 constexpr const char* op_name(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg:
-      return "neg";
-    case UnaryOp::Exp:
-      return "exp";
-    case UnaryOp::Log:
-      return "log";
-    case UnaryOp::Sqrt:
-      return "sqrt";
-    case UnaryOp::Abs:
-      return "abs";
-    case UnaryOp::Relu:
-      return "relu";
-    case UnaryOp::Sigmoid:
-      return "sigmoid";
-    case UnaryOp::Tanh:
-      return "tanh";
-    case UnaryOp::Sign:
-      return "sign";
-    case UnaryOp::Square:
-      return "square";
-    case UnaryOp::Clamp:
-      return "clamp";
-    case UnaryOp::PowScalar:
-      return "pow";
-    case UnaryOp::RPowScalar:
-      return "pow";
-    case UnaryOp::LogicalNot:
-      return "logical_not";
-  }
+#define EMBER_NAME(Enum, name, ...) EMBER_OP_CASE(UnaryOp, Enum, #name)
+  switch (op) { EMBER_UNARY_OPS(EMBER_NAME) }
+#undef EMBER_NAME
   return "unary";  // unreachable for a valid enumerator
 }
-
 constexpr const char* op_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add:
-      return "add";
-    case BinaryOp::Sub:
-      return "sub";
-    case BinaryOp::Mul:
-      return "mul";
-    case BinaryOp::Div:
-      return "div";
-    case BinaryOp::Pow:
-      return "pow";
-    case BinaryOp::Maximum:
-      return "maximum";
-    case BinaryOp::Minimum:
-      return "minimum";
-    case BinaryOp::Eq:
-      return "eq";
-    case BinaryOp::Ne:
-      return "ne";
-    case BinaryOp::Lt:
-      return "lt";
-    case BinaryOp::Le:
-      return "le";
-    case BinaryOp::Gt:
-      return "gt";
-    case BinaryOp::Ge:
-      return "ge";
-    case BinaryOp::ReluBackward:
-      return "relu_backward";
-    case BinaryOp::SigmoidBackward:
-      return "sigmoid_backward";
-    case BinaryOp::TanhBackward:
-      return "tanh_backward";
-  }
+#define EMBER_NAME(Enum, name, ...) EMBER_OP_CASE(BinaryOp, Enum, #name)
+  switch (op) { EMBER_BINARY_OPS(EMBER_NAME) }
+#undef EMBER_NAME
   return "binary";
 }
 
-/// True for ops defined on floating dtypes only (DTypeError for integers).
-constexpr bool is_floating_only(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Exp:
-    case UnaryOp::Log:
-    case UnaryOp::Sqrt:
-    case UnaryOp::Sigmoid:
-    case UnaryOp::Tanh:
-    case UnaryOp::RPowScalar:
-      return true;
-    case UnaryOp::Neg:
-    case UnaryOp::Abs:
-    case UnaryOp::Relu:
-    case UnaryOp::Sign:
-    case UnaryOp::Square:
-    case UnaryOp::Clamp:
-    case UnaryOp::PowScalar:
-    case UnaryOp::LogicalNot:
-      return false;
-  }
-  return false;
+/// How the op treats dtypes.
+constexpr OpDtypes op_dtypes(UnaryOp op) {
+#define EMBER_DTYPES(Enum, name, dtypes, ...) EMBER_OP_CASE(UnaryOp, Enum, OpDtypes::dtypes)
+  switch (op) { EMBER_UNARY_OPS(EMBER_DTYPES) }
+#undef EMBER_DTYPES
+  return OpDtypes::Any;
+}
+constexpr OpDtypes op_dtypes(BinaryOp op) {
+#define EMBER_DTYPES(Enum, name, dtypes, ...) EMBER_OP_CASE(BinaryOp, Enum, OpDtypes::dtypes)
+  switch (op) { EMBER_BINARY_OPS(EMBER_DTYPES) }
+#undef EMBER_DTYPES
+  return OpDtypes::Any;
 }
 
-constexpr bool is_floating_only(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Div:
-    case BinaryOp::Pow:
-    case BinaryOp::SigmoidBackward:
-    case BinaryOp::TanhBackward:
-      return true;
-    case BinaryOp::Add:
-    case BinaryOp::Sub:
-    case BinaryOp::Mul:
-    case BinaryOp::Maximum:
-    case BinaryOp::Minimum:
-    case BinaryOp::Eq:
-    case BinaryOp::Ne:
-    case BinaryOp::Lt:
-    case BinaryOp::Le:
-    case BinaryOp::Gt:
-    case BinaryOp::Ge:
-    case BinaryOp::ReluBackward:
-      return false;
-  }
-  return false;
+constexpr BinaryKind binary_kind(BinaryOp op) {
+#define EMBER_KIND(Enum, name, dtypes, kind, ...) EMBER_OP_CASE(BinaryOp, Enum, BinaryKind::kind)
+  switch (op) { EMBER_BINARY_OPS(EMBER_KIND) }
+#undef EMBER_KIND
+  return BinaryKind::Arith;
 }
+#undef EMBER_OP_CASE
+
+/// True for ops defined on floating dtypes only (DTypeError for integers).
+constexpr bool is_floating_only(UnaryOp op) { return op_dtypes(op) == OpDtypes::Floating; }
+constexpr bool is_floating_only(BinaryOp op) { return op_dtypes(op) == OpDtypes::Floating; }
+/// True for bool-in, bool-out ops.
+constexpr bool is_logical(UnaryOp op) { return op_dtypes(op) == OpDtypes::Logical; }
+/// True for comparisons (bool output).
+constexpr bool is_comparison(BinaryOp op) { return binary_kind(op) == BinaryKind::Comparison; }
 
 enum class ReduceOp : uint8_t { Sum, Mean, Max, Min };
 

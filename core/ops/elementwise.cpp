@@ -42,46 +42,48 @@ Tensor winner_weight(const Tensor& a, const Tensor& b, bool is_max) {
   return wins + eq(a, b).to(a.dtype()) * 0.5;
 }
 
-class BinaryNode final : public Node {
+// A tensor of t's dtype and device holding s, for formulas that compare t with a scalar.
+Tensor scalar_like(const Tensor& t, double s) {
+  return full({}, s, TensorOptions(t.dtype()).device(t.device()));
+}
+
+// The gradients of the op table's rows (core/elementwise_ops.h): each node's backward is a
+// switch generated from the rows' gradient columns.
+class ElementwiseNode : public Node {
+ protected:
+  using Node::Node;
+  [[noreturn]] Tensor no_gradient() const { raise<AutogradError>(name(), " has no gradient"); }
+};
+
+enum Saves { SavesNothing, SavesInputs, SavesAll };
+
+constexpr Saves saves(BinaryOp op) {
+  switch (op) {
+#define EMBER_SAVES(Enum, name, dtypes, kind, functor, saves, ...) \
+  case BinaryOp::Enum:                                             \
+    return saves;
+    EMBER_BINARY_OPS(EMBER_SAVES)
+#undef EMBER_SAVES
+  }
+  return SavesAll;
+}
+
+class BinaryNode final : public ElementwiseNode {
  public:
-  explicit BinaryNode(BinaryOp op) : Node(op_name(op)), op_(op) {}
+  explicit BinaryNode(BinaryOp op) : ElementwiseNode(op_name(op)), op_(op) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     const bool ga = needs_grad(0), gb = needs_grad(1);
+    [[maybe_unused]] auto lhs = [this]() -> const Tensor& { return saved(0); };
+    [[maybe_unused]] auto rhs = [this]() -> const Tensor& { return saved(1); };
+    [[maybe_unused]] auto out = [this]() -> const Tensor& { return saved(2); };
     switch (op_) {
-      case BinaryOp::Add:
-        return {g, g};
-      case BinaryOp::Sub:
-        return {g, gb ? -g : Tensor()};
-      case BinaryOp::Mul:
-        return {ga ? g * saved(1) : Tensor(), gb ? g * saved(0) : Tensor()};
-      case BinaryOp::Div: {
-        const Tensor& a = saved(0);
-        const Tensor& b = saved(1);
-        return {ga ? g / b : Tensor(), gb ? -(g * a) / (b * b) : Tensor()};
-      }
-      case BinaryOp::Pow: {
-        const Tensor& a = saved(0);
-        const Tensor& b = saved(1);
-        return {ga ? g * b * pow(a, b - 1.0) : Tensor(), gb ? g * saved(2) * log(a) : Tensor()};
-      }
-      case BinaryOp::Maximum:
-      case BinaryOp::Minimum: {
-        Tensor w = winner_weight(saved(0), saved(1), op_ == BinaryOp::Maximum);
-        return {ga ? g * w : Tensor(), gb ? g * (1.0 - w) : Tensor()};
-      }
-      // Never recorded: comparisons have no gradient, the *Backward ops are gradients.
-      case BinaryOp::Eq:
-      case BinaryOp::Ne:
-      case BinaryOp::Lt:
-      case BinaryOp::Le:
-      case BinaryOp::Gt:
-      case BinaryOp::Ge:
-      case BinaryOp::ReluBackward:
-      case BinaryOp::SigmoidBackward:
-      case BinaryOp::TanhBackward:
-        break;
+#define EMBER_GRADIENT(Enum, name, dtypes, kind, functor, saves, lhs_grad, rhs_grad, scalar_grad) \
+  case BinaryOp::Enum:                                                                            \
+    return {ga ? Tensor lhs_grad : Tensor(), gb ? Tensor rhs_grad : Tensor()};
+      EMBER_BINARY_OPS(EMBER_GRADIENT)
+#undef EMBER_GRADIENT
     }
-    raise<AutogradError>(op_name(op_), " has no gradient");
+    no_gradient();
   }
 
  private:
@@ -97,52 +99,33 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   Tensor out = raw_binary(op, a, b);
   if (!is_comparison(op) && autograd::any_requires_grad({&a, &b})) {
     auto node = autograd::make_node<BinaryNode>(op);
-    if (op != BinaryOp::Add && op != BinaryOp::Sub) {
+    if (saves(op) != SavesNothing) {
       node->save(a);
       node->save(b);
-      if (op == BinaryOp::Pow) node->save(out);
+      if (saves(op) == SavesAll) node->save(out);
     }
     autograd::record(out, node, {&a, &b});
   }
   return out;
 }
 
-class ScalarNode final : public Node {
+class ScalarNode final : public ElementwiseNode {
  public:
   ScalarNode(BinaryOp op, double s, bool scalar_first)
-      : Node(op_name(op)), op_(op), s_(s), first_(scalar_first) {}
+      : ElementwiseNode(op_name(op)), op_(op), s_(s), first_(scalar_first) {}
   std::vector<Tensor> backward(const Tensor& g) override {
+    [[maybe_unused]] const double s = s_;
+    [[maybe_unused]] const bool scalar_first = first_;
+    [[maybe_unused]] auto lhs = [this]() -> const Tensor& { return saved(0); };
+    [[maybe_unused]] auto out = [this]() -> const Tensor& { return saved(1); };
     switch (op_) {
-      case BinaryOp::Add:
-        return {g};
-      case BinaryOp::Sub:
-        return {first_ ? -g : g};
-      case BinaryOp::Mul:
-        return {g * s_};
-      case BinaryOp::Div: {
-        if (!first_) return {g / s_};
-        const Tensor& x = saved(0);
-        return {g * -s_ / (x * x)};
-      }
-      case BinaryOp::Maximum:
-      case BinaryOp::Minimum: {
-        const Tensor& x = saved(0);
-        Tensor s = full({}, s_, TensorOptions(x.dtype()).device(x.device()));
-        return {g * winner_weight(x, s, op_ == BinaryOp::Maximum)};
-      }
-      case BinaryOp::Pow:  // tensor ^ s and s ^ tensor are UnaryOp::PowScalar / RPowScalar
-      case BinaryOp::Eq:
-      case BinaryOp::Ne:
-      case BinaryOp::Lt:
-      case BinaryOp::Le:
-      case BinaryOp::Gt:
-      case BinaryOp::Ge:
-      case BinaryOp::ReluBackward:
-      case BinaryOp::SigmoidBackward:
-      case BinaryOp::TanhBackward:
-        break;
+#define EMBER_GRADIENT(Enum, name, dtypes, kind, functor, saves, lhs_grad, rhs_grad, scalar_grad) \
+  case BinaryOp::Enum:                                                                            \
+    return {Tensor scalar_grad};
+      EMBER_BINARY_OPS(EMBER_GRADIENT)
+#undef EMBER_GRADIENT
     }
-    raise<AutogradError>(op_name(op_), " with a scalar has no gradient");
+    no_gradient();
   }
 
  private:
@@ -166,44 +149,21 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) 
   return out;
 }
 
-class UnaryNode final : public Node {
+class UnaryNode final : public ElementwiseNode {
  public:
-  UnaryNode(UnaryOp op, double p0, double p1) : Node(op_name(op)), op_(op), p0_(p0), p1_(p1) {}
+  UnaryNode(UnaryOp op, double p0, double p1) : ElementwiseNode(op_name(op)), op_(op), p0_(p0), p1_(p1) {}
   std::vector<Tensor> backward(const Tensor& g) override {
+    [[maybe_unused]] const double p0 = p0_, p1 = p1_;
+    [[maybe_unused]] auto in = [this]() -> const Tensor& { return saved(0); };
+    [[maybe_unused]] auto out = [this]() -> const Tensor& { return saved(1); };
     switch (op_) {
-      case UnaryOp::Neg:
-        return {-g};
-      case UnaryOp::Exp:
-        return {g * saved(1)};
-      case UnaryOp::Log:
-        return {g / saved(0)};
-      case UnaryOp::Sqrt:
-        return {g * 0.5 / saved(1)};
-      case UnaryOp::Abs:
-        return {g * sign(saved(0))};
-      case UnaryOp::Relu:
-        return {raw_binary(BinaryOp::ReluBackward, g, saved(0))};
-      case UnaryOp::Sigmoid:
-        return {raw_binary(BinaryOp::SigmoidBackward, g, saved(1))};
-      case UnaryOp::Tanh:
-        return {raw_binary(BinaryOp::TanhBackward, g, saved(1))};
-      case UnaryOp::Sign:
-        return {zeros_like(g)};
-      case UnaryOp::Square:
-        return {g * saved(0) * 2.0};
-      case UnaryOp::Clamp: {
-        const Tensor& x = saved(0);
-        return {g * ge(x, p0_).to(g.dtype()) * le(x, p1_).to(g.dtype())};
-      }
-      case UnaryOp::PowScalar:
-        if (p0_ == 0) return {zeros_like(g)};
-        return {g * pow(saved(0), p0_ - 1.0) * p0_};
-      case UnaryOp::RPowScalar:
-        return {g * saved(1) * std::log(p0_)};
-      case UnaryOp::LogicalNot:
-        break;  // bool output: never recorded
+#define EMBER_GRADIENT(Enum, name, dtypes, api, functor, gradient) \
+  case UnaryOp::Enum:                                              \
+    return {Tensor gradient};
+      EMBER_UNARY_OPS(EMBER_GRADIENT)
+#undef EMBER_GRADIENT
     }
-    raise<AutogradError>(op_name(op_), " has no gradient");
+    no_gradient();
   }
 
  private:
@@ -214,13 +174,13 @@ class UnaryNode final : public Node {
 Tensor unary(UnaryOp op, const Tensor& t, double p0 = 0, double p1 = 0) {
   const char* name = op_name(op);
   check_defined(name, {{"input", t}});
-  if (op != UnaryOp::LogicalNot) {
+  if (!is_logical(op)) {
     if (t.dtype() == kBool || (is_floating_only(op) && !is_floating(t.dtype())))
       raise<DTypeError>(name, " does not support dtype ", dtype_name(t.dtype()));
   }
-  Tensor out = detail::make_empty(t.shape(), op == UnaryOp::LogicalNot ? kBool : t.dtype(), t.device());
+  Tensor out = detail::make_empty(t.shape(), is_logical(op) ? kBool : t.dtype(), t.device());
   if (out.numel()) backend_for(t.device()).unary(op, out, t, p0, p1);
-  if (op != UnaryOp::LogicalNot && autograd::any_requires_grad({&t})) {
+  if (!is_logical(op) && autograd::any_requires_grad({&t})) {
     auto node = autograd::make_node<UnaryNode>(op, p0, p1);
     node->save(t);
     node->save(out);
@@ -289,16 +249,15 @@ Tensor pow(double base, const Tensor& e) {
 Tensor maximum(const Tensor& t, double s) { return binary_scalar(BinaryOp::Maximum, t, s, false); }
 Tensor minimum(const Tensor& t, double s) { return binary_scalar(BinaryOp::Minimum, t, s, false); }
 
-Tensor neg(const Tensor& t) { return unary(UnaryOp::Neg, t); }
-Tensor exp(const Tensor& t) { return unary(UnaryOp::Exp, t); }
-Tensor log(const Tensor& t) { return unary(UnaryOp::Log, t); }
-Tensor sqrt(const Tensor& t) { return unary(UnaryOp::Sqrt, t); }
-Tensor abs(const Tensor& t) { return unary(UnaryOp::Abs, t); }
-Tensor relu(const Tensor& t) { return unary(UnaryOp::Relu, t); }
-Tensor sigmoid(const Tensor& t) { return unary(UnaryOp::Sigmoid, t); }
-Tensor tanh(const Tensor& t) { return unary(UnaryOp::Tanh, t); }
-Tensor sign(const Tensor& t) { return unary(UnaryOp::Sign, t); }
-Tensor square(const Tensor& t) { return unary(UnaryOp::Square, t); }
+// The rows whose api column is Plain: ember::name(t).
+#define EMBER_PLAIN_Plain(Enum, name) \
+  Tensor name(const Tensor& t) { return unary(UnaryOp::Enum, t); }
+#define EMBER_PLAIN_Custom(Enum, name)
+#define EMBER_PLAIN(Enum, name, dtypes, api, ...) EMBER_PLAIN_##api(Enum, name)
+EMBER_UNARY_OPS(EMBER_PLAIN)
+#undef EMBER_PLAIN
+#undef EMBER_PLAIN_Plain
+#undef EMBER_PLAIN_Custom
 Tensor clamp(const Tensor& t, double lo, double hi) {
   if (lo > hi) raise<ValueError>("clamp: min ", lo, " is greater than max ", hi);
   return unary(UnaryOp::Clamp, t, lo, hi);

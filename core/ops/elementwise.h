@@ -1,6 +1,7 @@
 #pragma once
 // Elementwise ops with broadcasting. Tensor-tensor forms require one device and one dtype;
 // a C++ scalar takes the tensor's dtype (no implicit promotion, docs/DESIGN.md).
+#include "ember/core/elementwise_ops.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -25,16 +26,15 @@ EMBER_API Tensor pow(double base, const Tensor& exponent);
 EMBER_API Tensor maximum(const Tensor& t, double s);
 EMBER_API Tensor minimum(const Tensor& t, double s);
 
-EMBER_API Tensor neg(const Tensor& t);
-EMBER_API Tensor exp(const Tensor& t);
-EMBER_API Tensor log(const Tensor& t);
-EMBER_API Tensor sqrt(const Tensor& t);
-EMBER_API Tensor abs(const Tensor& t);
-EMBER_API Tensor relu(const Tensor& t);
-EMBER_API Tensor sigmoid(const Tensor& t);
-EMBER_API Tensor tanh(const Tensor& t);
-EMBER_API Tensor sign(const Tensor& t);
-EMBER_API Tensor square(const Tensor& t);
+/// One function per row of the op table whose api column is Plain (core/elementwise_ops.h):
+/// neg, exp, log, sqrt, abs, relu, sigmoid, tanh, sign, square.
+#define EMBER_DECLARE_Plain(name) EMBER_API Tensor name(const Tensor& t);
+#define EMBER_DECLARE_Custom(name)
+#define EMBER_DECLARE(Enum, name, dtypes, api, ...) EMBER_DECLARE_##api(name)
+EMBER_UNARY_OPS(EMBER_DECLARE)
+#undef EMBER_DECLARE
+#undef EMBER_DECLARE_Plain
+#undef EMBER_DECLARE_Custom
 /// min(max(t, min), max); ValueError when min > max.
 EMBER_API Tensor clamp(const Tensor& t, double min, double max);
 
