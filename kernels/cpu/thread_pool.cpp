@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ember/core/threads.h"
+#include "ember/kernels/cpu/conv_scratch.h"
 
 namespace ember::cpu {
 namespace {
@@ -136,6 +137,9 @@ class Pool {
       }
       if (job) {
         run_tasks(*job);
+        // The scratch the tasks took is let go of before the caller can return: a buffer over
+        // the bound is not kept by an idle worker, and empty_cache can free the rest.
+        conv_scratch_job_done();
         job->users.fetch_sub(1, std::memory_order_release);
       }
     }
