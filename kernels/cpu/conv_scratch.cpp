@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+
 namespace ember::cpu {
 namespace {
 
@@ -38,8 +40,21 @@ struct Registry {
   std::mutex mutex;
   std::vector<Record*> records;
 };
+Registry* g_registry = nullptr;
+
+// fork() while another thread registers, unregisters or empties would leave the child a mutex
+// locked by a thread it does not have and a list half changed: the forking thread takes the
+// mutex first and both processes let it go after. The records of the threads the child lacks
+// stay listed; their memory is the child's copy, freed by its empty_cache like any other.
+void lock_for_fork() { g_registry->mutex.lock(); }
+void unlock_after_fork() { g_registry->mutex.unlock(); }
+
 Registry& registry() {
-  static Registry* r = new Registry;
+  static Registry* r = [] {
+    g_registry = new Registry;
+    pthread_atfork(&lock_for_fork, &unlock_after_fork, &unlock_after_fork);
+    return g_registry;
+  }();
   return *r;
 }
 
