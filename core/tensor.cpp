@@ -1,7 +1,9 @@
 #include "ember/core/tensor.h"
 
 #include <iomanip>
+#include <new>
 #include <sstream>
+#include <stdexcept>
 
 #include "ember/core/autograd/node.h"
 #include "ember/core/autograd/view_history.h"
@@ -17,6 +19,7 @@
 #include "ember/core/ops/transfer.h"
 #include "ember/core/ops/views.h"
 #include "ember/core/tensor_impl_access.h"
+#include "ember/core/value_cast.h"
 
 namespace ember {
 
@@ -66,24 +69,48 @@ bool Tensor::is_contiguous() const {
   return true;
 }
 
+namespace {
+// n values of T, or OutOfMemoryError naming the bytes: a huge tensor (an expanded view, a
+// bool tensor read as double) must not escape as std::bad_alloc.
+template <class T>
+std::vector<T> value_vector(int64_t n, const char* op) {
+  try {
+    return std::vector<T>(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {  // more than the vector's max_size()
+  }
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(n), sizeof(T), &bytes))
+    raise<OutOfMemoryError>(op, ": cannot allocate ", n, " values of ", sizeof(T), " bytes");
+  raise<OutOfMemoryError>(op, ": cannot allocate ", bytes, " bytes for ", n, " values");
+}
+
+// The values of t as T; `op` names the caller (item or to_vector) in errors.
+template <class T>
+std::vector<T> values_of(const Tensor& t, const char* op) {
+  require_defined(t, op);
+  // Before the host copy, so that a vector that cannot exist fails before the copy is made.
+  std::vector<T> out = value_vector<T>(t.numel(), op);
+  Tensor host = detail::transfer(t, Device::cpu());  // contiguous, on the host
+  EMBER_DISPATCH_ALL(t.dtype(), op, [&] {
+    const scalar_t* p = host.data_ptr<scalar_t>();
+    for (size_t i = 0; i < out.size(); ++i) out[i] = detail::value_cast<T>(p[i], op);
+  });
+  return out;
+}
+}  // namespace
+
 template <class T>
 T Tensor::item() const {
   require_defined(*this, "item");
   if (numel() != 1)
     raise<ValueError>("item: only one-element tensors can be converted, got shape ", shape_str(shape()));
-  return to_vector<T>()[0];
+  return values_of<T>(*this, "item")[0];
 }
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
-  require_defined(*this, "to_vector");
-  Tensor host = detail::transfer(*this, Device::cpu());  // contiguous, on the host
-  std::vector<T> out(static_cast<size_t>(numel()));
-  EMBER_DISPATCH_ALL(dtype(), "to_vector", [&] {
-    const scalar_t* p = host.data_ptr<scalar_t>();
-    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(p[i]);
-  });
-  return out;
+  return values_of<T>(*this, "to_vector");
 }
 
 #define EMBER_INSTANTIATE_VALUES(T)             \

@@ -70,10 +70,12 @@ class EMBER_API Tensor {
   void* raw_data() const;
 
   // ---- values ----
-  /// The single value of a one-element tensor, converted to T (synchronises for CUDA).
+  /// The single value of a one-element tensor, converted to T (synchronises for CUDA). A value
+  /// T cannot hold (NaN, an infinity or out of range for an integer T, beyond float's range
+  /// for float) is a ValueError naming it; T is float, double, int64_t, int, uint8_t or bool.
   template <class T>
   T item() const;
-  /// All values in row-major order, converted to T (copies to the host).
+  /// All values in row-major order, converted to T as item() does (copies to the host).
   template <class T>
   std::vector<T> to_vector() const;
   /// The values of a contiguous CPU tensor in place, without a copy; T must match dtype

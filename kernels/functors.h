@@ -109,10 +109,16 @@ struct Square {
     return x * x;
   }
 };
+// A NaN bound makes every element NaN, as in PyTorch (the comparisons alone would return x).
+// Integer tensors never get one: the front-end rejects it.
 template <class T>
 struct Clamp {
   T lo, hi;
-  EMBER_HD T operator()(T x) const { return is_nan(x) ? x : (x < lo ? lo : (x > hi ? hi : x)); }
+  EMBER_HD T operator()(T x) const {
+    if (is_nan(lo)) return lo;
+    if (is_nan(hi)) return hi;
+    return is_nan(x) ? x : (x < lo ? lo : (x > hi ? hi : x));
+  }
 };
 template <class T>
 struct PowScalar {

@@ -3,6 +3,7 @@
 #include "ember/core/ops/elementwise.h"
 
 #include <cmath>
+#include <utility>
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/autograd/node.h"
@@ -260,6 +261,14 @@ EMBER_UNARY_OPS(EMBER_PLAIN)
 #undef EMBER_PLAIN_Custom
 Tensor clamp(const Tensor& t, double lo, double hi) {
   if (lo > hi) raise<ValueError>("clamp: min ", lo, " is greater than max ", hi);
+  // On a floating tensor a NaN bound gives NaN (the functor); an integer tensor cannot hold
+  // that result. Bool tensors are left to unary's DTypeError, undefined ones to its check.
+  if (t.defined() && t.dtype() != kBool && !is_floating(t.dtype())) {
+    for (const auto& [name, bound] : {std::pair<const char*, double>{"min", lo}, {"max", hi}})
+      if (std::isnan(bound))
+        raise<ValueError>("clamp: ", name, " is NaN, which a tensor of dtype ", dtype_name(t.dtype()),
+                          " cannot hold");
+  }
   return unary(UnaryOp::Clamp, t, lo, hi);
 }
 

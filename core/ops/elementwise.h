@@ -35,7 +35,8 @@ EMBER_UNARY_OPS(EMBER_DECLARE)
 #undef EMBER_DECLARE
 #undef EMBER_DECLARE_Plain
 #undef EMBER_DECLARE_Custom
-/// min(max(t, min), max); ValueError when min > max.
+/// min(max(t, min), max); ValueError when min > max. A NaN bound gives NaN everywhere (as
+/// PyTorch) on a floating tensor and is a ValueError on an integer one.
 EMBER_API Tensor clamp(const Tensor& t, double min, double max);
 
 /// Comparisons give bool tensors (not differentiable).

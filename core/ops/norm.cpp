@@ -50,6 +50,19 @@ void check_running(const char* name, const Tensor& t) {
     raise<ValueError>("batch_norm: ", name, " must be contiguous (it is updated in place)");
 }
 
+// An empty input (N = 0, or a zero spatial size) has no statistics to take: as PyTorch, the
+// result is the input times weight plus bias, and the running statistics are left alone.
+// Written with ops, so autograd gives the weight and bias zero gradients of their shapes (sums
+// over no elements) and the input an empty one.
+Tensor empty_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  Shape per_channel(static_cast<size_t>(input.dim()), 1);
+  per_channel[1] = input.size(1);
+  Tensor out = input.clone();
+  if (weight.defined()) out = out * weight.reshape(per_channel);
+  if (bias.defined()) out = out + bias.reshape(per_channel);
+  return out;
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
@@ -81,14 +94,16 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
     raise<ValueError>("batch_norm: expected eps >= 0 and a finite momentum, got eps=", eps,
                       " momentum=", momentum);
   const int64_t N = input.size(0), C = input.size(1);
-  const int64_t S = N * C > 0 ? input.numel() / (N * C) : 0;
-  if (training && N * S <= 1)
+  int64_t S = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) S *= input.size(d);
+  if (training && N * S == 1)
     raise<ValueError>("batch_norm: expected more than 1 value per channel when training, got input of shape ",
                       shape_str(input.shape()));
   if (training) {
     check_running("running_mean", running_mean);
     check_running("running_var", running_var);
   }
+  if (input.numel() == 0) return empty_batch_norm(input, weight, bias);
 
   const Tensor x = input.dim() == 2 ? input.contiguous() : input.contiguous().reshape({N, C, S, 1});
   const Tensor w = weight.defined() ? weight.contiguous() : Tensor();
@@ -96,9 +111,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   Tensor out = detail::make_empty(x.shape(), x.dtype(), x.device());
   Tensor mean = detail::make_empty({C}, x.dtype(), x.device());
   Tensor invstd = detail::make_empty({C}, x.dtype(), x.device());
-  if (x.numel())
-    backend_for(x.device())
-        .batch_norm(out, mean, invstd, x, w, b, running_mean, running_var, training, momentum, eps);
+  backend_for(x.device())
+      .batch_norm(out, mean, invstd, x, w, b, running_mean, running_var, training, momentum, eps);
   if (training && running_mean.defined()) {
     mark_modified(running_mean);
     mark_modified(running_var);

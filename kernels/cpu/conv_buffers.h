@@ -4,49 +4,31 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <new>
-#include <vector>
 
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/storage.h"
 #include "ember/core/threads.h"
+#include "ember/kernels/cpu/conv_scratch.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember::cpu {
 
-/// Slots of conv_scratch. A slot's buffer is in use from one request to the next on the same
-/// thread, so two buffers needed at once take different slots.
-enum ConvSlot : int {
-  kConvColumns = 0,   // im2col's columns; the padded sample
-  kConvResult = 1,    // a GEMM result or a gradient in another layout
-  kConvPartials = 2,  // the calling thread's partial weight gradients
-  kConvWeights = 3,   // the calling thread's weights in another layout
-  kConvSlots = 4
-};
-
-/// n elements of T that outlive the call, per thread and slot; buffers only grow, so a training
-/// step allocates nothing here. A buffer can grow with the padding while the output stays
-/// small: it obeys the allocation limit as tensors do, and a failed allocation is a typed error.
+/// n elements of T that outlive the call, per thread and slot (conv_scratch.h says how long):
+/// a training step allocates nothing here. A buffer can grow with the padding while the output
+/// stays small: it obeys the allocation limit as tensors do, and a failed allocation is a typed
+/// error.
 template <class T>
 T* conv_scratch(ConvSlot slot, int64_t n) {
-  thread_local std::vector<T> buffers[kConvSlots];
-  std::vector<T>& b = buffers[slot];
-  if (static_cast<int64_t>(b.size()) < n) {
-    const size_t bytes = static_cast<size_t>(checked_mul(n, sizeof(T), "conv2d"));
-    const size_t limit = allocation_limit();
-    if (limit != 0 && bytes > limit)
-      raise<OutOfMemoryError>("conv2d: a scratch buffer of ", bytes, " bytes exceeds the limit of ", limit,
-                              " bytes set by set_allocation_limit");
-    b.clear();
-    b.shrink_to_fit();
-    try {
-      b.resize(static_cast<size_t>(n));
-    } catch (const std::bad_alloc&) {
-      raise<OutOfMemoryError>("conv2d: CPU allocation of a ", bytes, "-byte scratch buffer failed");
-    }
-  }
-  return b.data();
+  const size_t bytes = static_cast<size_t>(checked_mul(n, sizeof(T), "conv2d"));
+  const size_t limit = allocation_limit();
+  if (limit != 0 && bytes > limit)
+    raise<OutOfMemoryError>("conv2d: a scratch buffer of ", bytes, " bytes exceeds the limit of ", limit,
+                            " bytes set by set_allocation_limit");
+  void* p = conv_scratch_bytes(slot, bytes);
+  if (!p && bytes != 0)
+    raise<OutOfMemoryError>("conv2d: CPU allocation of a ", bytes, "-byte scratch buffer failed");
+  return static_cast<T*>(p);
 }
 
 // Elements of T in one AVX register.

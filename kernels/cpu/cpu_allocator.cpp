@@ -19,6 +19,7 @@
 #endif
 
 #include "ember/core/error.h"
+#include "ember/kernels/cpu/conv_scratch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 
 namespace ember {
@@ -128,6 +129,9 @@ CpuAllocator& cpu_allocator() {
 
 Allocator& CpuBackend::allocator() { return cpu_allocator(); }
 
-void CpuBackend::empty_cache() { cpu_allocator().release_cache(); }
+void CpuBackend::empty_cache() {
+  cpu_allocator().release_cache();
+  cpu::release_conv_scratch();
+}
 
 }  // namespace ember

@@ -10,7 +10,8 @@ class EMBER_API CpuBackend : public Backend {
   DeviceType type() const override { return DeviceType::CPU; }
   int device_count() const override { return 1; }
   Allocator& allocator() override;
-  /// Gives the cached large blocks of freed CPU tensors back to the system.
+  /// Gives the cached large blocks of freed CPU tensors, and the convolutions' scratch buffers
+  /// (kernels/cpu/conv_scratch.h), back to the system.
   void empty_cache() override;
 
   // cpu_memory.cpp

@@ -4,11 +4,15 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+
 #include "ember/core/threads.h"
+#include "ember/kernels/cpu/conv_scratch.h"
 
 namespace ember::cpu {
 namespace {
@@ -33,6 +37,9 @@ void wait_until(const Pred& done) {
       std::this_thread::yield();
   }
 }
+
+class Pool;
+Pool* g_pool = nullptr;  // for the fork handler
 
 thread_local bool t_in_task = false;
 std::atomic<uint64_t> g_jobs_started{0};
@@ -67,7 +74,12 @@ class Pool {
   // Never destroyed: a worker may still be asleep in it while the process exits, and a static
   // destructor could otherwise join threads after other statics are gone.
   static Pool& instance() {
-    static Pool* pool = new Pool;
+    static Pool* pool = [] {
+      Pool* p = new Pool;
+      g_pool = p;
+      pthread_atfork(nullptr, nullptr, &Pool::reset_in_child);
+      return p;
+    }();
     return *pool;
   }
 
@@ -99,6 +111,15 @@ class Pool {
   }
 
   int workers() const { return static_cast<int>(workers_.size()); }
+
+  // fork() copies only the calling thread: the child's pool would wait for workers that do not
+  // exist (resize joins them; a job's end waits for its users). As PyTorch does, the child
+  // starts with a fresh pool that makes new workers at its next parallel call. The old one is
+  // overwritten, not destroyed (destroying a joinable std::thread terminates), and nothing is
+  // locked here: a dead worker may have held the mutex at the fork.
+  static void reset_in_child() {
+    if (g_pool) new (g_pool) Pool;
+  }
 
   void run(Job& job) {
     publish(&job, false);
@@ -136,6 +157,9 @@ class Pool {
       }
       if (job) {
         run_tasks(*job);
+        // The scratch the tasks took is let go of before the caller can return: a buffer over
+        // the bound is not kept by an idle worker, and empty_cache can free the rest.
+        conv_scratch_job_done();
         job->users.fetch_sub(1, std::memory_order_release);
       }
     }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include "ember/ember.h"
 #include "support/expect.h"
@@ -82,6 +84,35 @@ TEST(Elementwise, UnaryOps) {
   EXPECT_THROW_MSG(clamp(a, 2, 1), ValueError, "clamp: min 2 is greater than max 1");
   EXPECT_THROW_MSG(exp(tensor({1}, kInt64)), DTypeError, "exp does not support dtype int64");
   EXPECT_THROW_MSG(tensor({1}, kInt64) / tensor({1}, kInt64), DTypeError, "div does not support dtype int64");
+}
+
+TEST(Elementwise, ClampWithANaNBoundIsNaNEverywhere) {
+  // As PyTorch: a NaN min or max makes every element NaN, and the gradient's mask
+  // (min <= x <= max) is false, so the gradient is zero.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::pair<double, double> bounds[] = {{nan, nan}, {nan, 1.0}, {0.0, nan}};
+  for (DType dtype : {kFloat32, kFloat64}) {
+    for (const auto& [lo, hi] : bounds) {
+      Tensor x = tensor({-1, 0.5, 3, NAN}).to(dtype);
+      x.requires_grad_();
+      Tensor y = clamp(x, lo, hi);
+      for (double v : y.to_vector<double>()) EXPECT_TRUE(std::isnan(v)) << lo << " " << hi;
+      y.sum().backward();
+      EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{0, 0, 0, 0}));
+      Tensor z = tensor({-1, 0.5, 3}).to(dtype);
+      clamp_(z, lo, hi);
+      for (double v : z.to_vector<double>()) EXPECT_TRUE(std::isnan(v)) << lo << " " << hi;
+    }
+  }
+  EXPECT_THROW_MSG(clamp(tensor({1, 2}, kInt64), nan, 1), ValueError,
+                   "clamp: min is NaN, which a tensor of dtype int64 cannot hold");
+  EXPECT_THROW_MSG(clamp(tensor({1, 2}, kUInt8), 0, nan), ValueError,
+                   "clamp: max is NaN, which a tensor of dtype uint8 cannot hold");
+  Tensor i = tensor({1, 2}, kInt64);
+  EXPECT_THROW_MSG(clamp_(i, nan, nan), ValueError,
+                   "clamp: min is NaN, which a tensor of dtype int64 cannot hold");
+  EXPECT_EQ(clamp(tensor({-5, 1, 9}, kInt64), 0, 4).to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 4}));
+  EXPECT_THROW_MSG(clamp(tensor({1, 2}), 3, 2), ValueError, "clamp: min 3 is greater than max 2");
 }
 
 TEST(Elementwise, ComparisonsGiveBool) {

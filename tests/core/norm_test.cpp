@@ -94,6 +94,32 @@ TEST(BatchNorm, TrainingGradientIsOrthogonalToTheMean) {
   EXPECT_TRUE(values_near(b2.grad(), {12, 12}, {2}));
 }
 
+TEST(BatchNorm, AnEmptyBatchGivesAnEmptyOutputAndLeavesTheRunningStats) {
+  // As PyTorch: no statistics to take, so nothing is normalised or recorded; the output keeps
+  // the input's shape, and the weight and bias get zero gradients of their own shapes.
+  for (const Shape& shape : {Shape{0, 3, 4, 4}, Shape{2, 3, 0, 5}, Shape{0, 3}}) {
+    for (bool training : {true, false}) {
+      Tensor x = zeros(shape).requires_grad_(true);
+      Tensor w = tensor({1, 2, 3}).requires_grad_(true), b = tensor({4, 5, 6}).requires_grad_(true);
+      Tensor rm = tensor({1, 2, 3}), rv = tensor({4, 5, 6});
+      const uint64_t versions = rm.version() + rv.version();
+      Tensor out = batch_norm(x, rm, rv, w, b, training, 0.1);
+      EXPECT_EQ(out.shape(), shape);
+      EXPECT_EQ(rm.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+      EXPECT_EQ(rv.to_vector<float>(), (std::vector<float>{4, 5, 6}));
+      EXPECT_EQ(rm.version() + rv.version(), versions);
+      out.sum().backward();
+      EXPECT_EQ(x.grad().shape(), shape);
+      EXPECT_EQ(w.grad().to_vector<float>(), (std::vector<float>{0, 0, 0}));
+      EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{0, 0, 0}));
+    }
+  }
+  EXPECT_EQ(batch_norm(zeros({0, 2}), Tensor(), Tensor()).shape(), (Shape{0, 2}));
+  EXPECT_THROW_LINE(
+      batch_norm(zeros({1, 3, 1, 1}), Tensor(), Tensor()), ValueError,
+      "batch_norm: expected more than 1 value per channel when training, got input of shape [1, 3, 1, 1]");
+}
+
 TEST(BatchNorm, Errors) {
   Tensor x = zeros({2, 3, 4});
   Tensor s = zeros({3});

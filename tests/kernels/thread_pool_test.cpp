@@ -14,16 +14,12 @@
 #include "ember/ember.h"
 #include "ember/kernels/cpu/parallel.h"
 #include "ember/kernels/cpu/thread_pool.h"
+#include "support/threads_guard.h"
 
 namespace {
 using namespace ember;
 
-// Restores the thread count a test changed.
-struct ThreadsGuard {
-  int saved = get_num_threads();
-  explicit ThreadsGuard(int n) { set_num_threads(n); }
-  ~ThreadsGuard() { set_num_threads(saved); }
-};
+using test::ThreadsGuard;
 
 std::vector<int> run_counts(int64_t tasks) {
   std::vector<std::atomic<int>> counts(static_cast<size_t>(tasks));

@@ -203,6 +203,17 @@ TEST(BatchNorm2dLayer, TrainingNormalisesAndUpdatesRunningStats) {
   EXPECT_TRUE(values_near(plain(x).mean(), {0}, {}, 1e-6));
 }
 
+TEST(BatchNorm2dLayer, AnEmptyBatchLeavesTheRunningStatsButCountsTheBatch) {
+  // PyTorch's _BatchNorm.forward adds 1 to num_batches_tracked before calling batch_norm,
+  // whatever the batch size; batch_norm returns early for an empty input.
+  nn::BatchNorm2d bn(2);
+  const Tensor out = bn(zeros({0, 2, 3, 3}));
+  EXPECT_EQ(out.shape(), (Shape{0, 2, 3, 3}));
+  EXPECT_EQ(bn.running_mean.to_vector<float>(), (std::vector<float>{0, 0}));
+  EXPECT_EQ(bn.running_var.to_vector<float>(), (std::vector<float>{1, 1}));
+  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
+}
+
 TEST(Sequential, ChainsChildrenInOrder) {
   nn::Sequential seq{std::make_shared<nn::Linear>(2, 2), std::make_shared<nn::ReLU>()};
   auto fc = std::dynamic_pointer_cast<nn::Linear>(seq[0]);
