@@ -47,7 +47,7 @@ class EMBER_API CpuBackend : public Backend {
   void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
                            const Tensor& target, bool input_is_log_prob, const char* op) override;
 
-  // cpu_conv.cpp
+  // conv/cpu_conv.cpp
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& p) override;
   void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
