@@ -13,7 +13,7 @@ class EMBER_API CpuBackend : public Backend {
   /// Gives the cached large blocks of freed CPU tensors back to the system.
   void empty_cache() override;
 
-  // cpu_memory.cpp
+  // cpu_backend.cpp
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device) override;
   void copy_to_host(void* dst, const void* src, size_t nbytes, Device) override;
   void copy_between_devices(void* dst, Device, const void* src, Device, size_t nbytes) override;
