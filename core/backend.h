@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "ember/core/allocator.h"
-#include "ember/core/cuda.h"
 #include "ember/core/device.h"
 #include "ember/core/export.h"
+#include "ember/core/memory_stats.h"
 #include "ember/core/op_kinds.h"
 #include "ember/core/tensor.h"
 

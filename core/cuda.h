@@ -2,11 +2,10 @@
 // ember::cuda: what the CUDA side of this process can do, its memory figures and its
 // numerics switches. Works in every build: without CUDA (and without an emulated device
 // registered) it reports no devices.
-#include <cstddef>
-#include <cstdint>
 #include <string>
 
 #include "ember/core/export.h"
+#include "ember/core/memory_stats.h"
 
 namespace ember::cuda {
 
@@ -24,16 +23,6 @@ EMBER_API bool is_emulated();
 /// The CUDA runtime, driver, cuBLAS and cuDNN versions this process sees, on one line
 /// ("not compiled" in a build without CUDA; a driver of 0 means none is installed).
 EMBER_API std::string versions();
-
-/// The caching allocator's figures for one device, in bytes (counts for the last two).
-struct MemoryStats {
-  size_t allocated = 0;       // held by live tensors (and workspaces) now
-  size_t reserved = 0;        // obtained from the driver: allocated plus the cache
-  size_t peak_allocated = 0;  // highest `allocated` since start or the last reset
-  size_t peak_reserved = 0;
-  uint64_t device_allocs = 0;  // cudaMalloc calls so far (flat after warm-up)
-  uint64_t device_frees = 0;   // cudaFree calls so far
-};
 
 /// The caching allocator's figures for cuda:device. DeviceError for a device that does not
 /// exist; NotCompiledError in a build without CUDA.

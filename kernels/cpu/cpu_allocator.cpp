@@ -19,7 +19,7 @@
 #endif
 
 #include "ember/core/error.h"
-#include "ember/kernels/cpu/conv_scratch.h"
+#include "ember/kernels/cpu/conv/conv_scratch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 
 namespace ember {

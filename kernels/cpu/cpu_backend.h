@@ -11,10 +11,10 @@ class EMBER_API CpuBackend : public Backend {
   int device_count() const override { return 1; }
   Allocator& allocator() override;
   /// Gives the cached large blocks of freed CPU tensors, and the convolutions' scratch buffers
-  /// (kernels/cpu/conv_scratch.h), back to the system.
+  /// (kernels/cpu/conv/conv_scratch.h), back to the system.
   void empty_cache() override;
 
-  // cpu_memory.cpp
+  // cpu_backend.cpp
   void copy_from_host(void* dst, const void* src, size_t nbytes, Device) override;
   void copy_to_host(void* dst, const void* src, size_t nbytes, Device) override;
   void copy_between_devices(void* dst, Device, const void* src, Device, size_t nbytes) override;
@@ -48,7 +48,7 @@ class EMBER_API CpuBackend : public Backend {
   void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
                            const Tensor& target, bool input_is_log_prob, const char* op) override;
 
-  // cpu_conv.cpp
+  // conv/cpu_conv.cpp
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& p) override;
   void conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,

@@ -12,7 +12,7 @@
 #include <pthread.h>
 
 #include "ember/core/threads.h"
-#include "ember/kernels/cpu/conv_scratch.h"
+#include "ember/kernels/cpu/conv/conv_scratch.h"
 
 namespace ember::cpu {
 namespace {

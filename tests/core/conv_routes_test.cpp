@@ -1,4 +1,4 @@
-// conv2d's CPU routes (kernels/cpu/conv_route.h: direct, shifted copies, im2col columns)
+// conv2d's CPU routes (kernels/cpu/conv/conv_route.h: direct, shifted copies, im2col columns)
 // against plain loops in double (support/naive_conv.h): the forward output and the gradients
 // of input, weight and bias of every case, in float and double, on one thread and two.
 //
@@ -19,7 +19,7 @@
 // with a remainder).
 #include <gtest/gtest.h>
 
-#include "ember/kernels/cpu/conv_route.h"
+#include "ember/kernels/cpu/conv/conv_route.h"
 #include "support/expect.h"
 #include "support/naive_conv.h"
 

@@ -7,6 +7,7 @@
 
 #include "ember/core/checked_math.h"
 #include "ember/ember.h"
+#include "ember/kernels/cpu/cpu_backend.h"
 #include "support/expect.h"
 
 using namespace ember;
@@ -129,6 +130,23 @@ TEST(CheckedMath, ConvWindowArithmetic) {
   EXPECT_THROW_LINE(conv2d(x, ones({1, 1, 0, 0}), ones({1})), ShapeError,
                     "conv2d: the kernel of weight [1, 1, 0, 0] is empty; kernel sizes must be >= 1");
   EXPECT_THROW_MSG(conv2d(x, ones({1, 1, 3, 0})), ShapeError, "conv2d: the kernel of weight [1, 1, 3, 0]");
+}
+
+TEST(CheckedMath, TheCpuBackendCountsItsColumnBuffer) {
+  // The front-end checks H_out * W_out; C_in * kH * kW times that, one sample's im2col
+  // columns, is the CPU backend's to check, in every pass and before any route. Stride-0
+  // views keep these shapes (2^32 taps, 2^32 output positions) one element each: nothing
+  // is read before the check.
+  const int64_t C = int64_t{1} << 30, side = int64_t{1} << 16;
+  const Tensor x = zeros({1}).expand({1, C, 1, 1});
+  const Tensor w = zeros({1}).expand({1, C, 2, 2});
+  const Tensor out = zeros({1}).expand({1, 1, side, side});
+  Conv2dParams p;
+  p.pad_h = p.pad_w = side / 2;
+  const char* message = "conv2d: size overflow: 4294967296 * 4294967296 does not fit in int64";
+  EXPECT_THROW_LINE(cpu_backend().conv2d(out, x, w, Tensor(), p), ValueError, message);
+  EXPECT_THROW_LINE(cpu_backend().conv2d_backward_input(x, out, w, p), ValueError, message);
+  EXPECT_THROW_LINE(cpu_backend().conv2d_backward_weight(w, Tensor(), out, x, p), ValueError, message);
 }
 
 TEST(CheckedMath, ConvWithNoOutputElementsHasZeroGradients) {

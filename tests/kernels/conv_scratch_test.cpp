@@ -1,4 +1,4 @@
-// The scratch buffers the CPU convolutions keep per thread (kernels/cpu/conv_scratch.h): a
+// The scratch buffers the CPU convolutions keep per thread (kernels/cpu/conv/conv_scratch.h): a
 // buffer over the bound is not kept after the call that needed it, buffers within it are
 // reused across calls, and the CPU backend's empty_cache frees every thread's.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 
 #include "ember/core/threads.h"
 #include "ember/ember.h"
-#include "ember/kernels/cpu/conv_buffers.h"
-#include "ember/kernels/cpu/conv_route.h"
+#include "ember/kernels/cpu/conv/conv_buffers.h"
+#include "ember/kernels/cpu/conv/conv_route.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "support/threads_guard.h"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ember/ember.h"
-#include "ember/kernels/cpu/conv_scratch.h"
+#include "ember/kernels/cpu/conv/conv_scratch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/thread_pool.h"
 #include "support/threads_guard.h"

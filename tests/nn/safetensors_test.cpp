@@ -1,11 +1,13 @@
 // Safetensors checkpoints: bit-exact round trips, a file built byte by byte from the format's
 // rules, every kind of malformed input, fuzzed bytes, and atomic saves.
 #include <gtest/gtest.h>
+
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -518,9 +520,13 @@ TEST(Safetensors, StaleTemporariesOfKilledSavesAreRemoved) {
   make("other.safetensors.tmp-" + dead + "-AbC123", true);   // another file's: kept
   make("ckpt.safetensors.tmp-AbC123", true);                 // no pid: kept
   nn::save_file(nn::StateDict{{"w", tensor({1})}}, path);
-  EXPECT_EQ(dir.entries(),
-            (std::vector<std::string>{
-                "ckpt.safetensors", "ckpt.safetensors.tmp-" + alive + "-QwE456",
-                "ckpt.safetensors.tmp-" + dead + "-XyZ789", "ckpt.safetensors.tmp-" + dead + "-toolong1",
-                "ckpt.safetensors.tmp-AbC123", "other.safetensors.tmp-" + dead + "-AbC123"}));
+  // entries() is sorted; so is the expectation (the pids' digits decide their order).
+  std::vector<std::string> kept{"ckpt.safetensors",
+                                "ckpt.safetensors.tmp-" + alive + "-QwE456",
+                                "ckpt.safetensors.tmp-" + dead + "-XyZ789",
+                                "ckpt.safetensors.tmp-" + dead + "-toolong1",
+                                "ckpt.safetensors.tmp-AbC123",
+                                "other.safetensors.tmp-" + dead + "-AbC123"};
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(dir.entries(), kept);
 }

@@ -9,7 +9,7 @@
 #include "ember/core/error.h"
 #include "ember/core/storage.h"
 #include "ember/core/threads.h"
-#include "ember/kernels/cpu/conv_scratch.h"
+#include "ember/kernels/cpu/conv/conv_scratch.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember::cpu {

@@ -1,10 +1,10 @@
-#include "ember/kernels/cpu/conv_shifted.h"
+#include "ember/kernels/cpu/conv/conv_shifted.h"
 
 #include <Eigen/Core>
 #include <algorithm>
 
 #include "ember/core/threads.h"
-#include "ember/kernels/cpu/conv_buffers.h"
+#include "ember/kernels/cpu/conv/conv_buffers.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember::cpu {

@@ -23,10 +23,10 @@
 #include "ember/core/dtype_dispatch.h"
 #include "ember/core/storage.h"
 #include "ember/core/threads.h"
-#include "ember/kernels/cpu/conv_buffers.h"
-#include "ember/kernels/cpu/conv_direct.h"
-#include "ember/kernels/cpu/conv_route.h"
-#include "ember/kernels/cpu/conv_shifted.h"
+#include "ember/kernels/cpu/conv/conv_buffers.h"
+#include "ember/kernels/cpu/conv/conv_direct.h"
+#include "ember/kernels/cpu/conv/conv_route.h"
+#include "ember/kernels/cpu/conv/conv_shifted.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 
@@ -98,8 +98,10 @@ struct Split {
   int64_t chunk, chunks, parts;
 };
 
+// Every pass calls this first, whatever its route. A sample's column buffer, [C_in * kH * kW,
+// H_out * W_out], must be countable; the front-end has checked that H_out * W_out is.
 Split split(const Geometry& g) {
-  const int64_t per_sample = std::max<int64_t>(1, g.K() * g.P());
+  const int64_t per_sample = std::max<int64_t>(1, checked_mul(g.K(), g.P(), "conv2d"));
   Split s;
   s.chunk = std::clamp<int64_t>(kColumnTarget / per_sample, 1, std::max<int64_t>(g.N, 1));
   s.chunks = (g.N + s.chunk - 1) / s.chunk;

@@ -18,7 +18,7 @@
 #include <cstdint>
 
 #include "ember/core/op_kinds.h"
-#include "ember/kernels/cpu/conv_route.h"
+#include "ember/kernels/cpu/conv/conv_route.h"
 
 namespace ember::cpu {
 

@@ -1,7 +1,10 @@
+// The CPU thread count. It is core's, beside its public header; the CPU backend's pool reads
+// it (kernels/cpu/thread_pool.cpp), so that core needs no backend to set it.
+#include "ember/core/threads.h"
+
 #include <atomic>
 
 #include "ember/core/error.h"
-#include "ember/core/threads.h"
 
 namespace ember {
 namespace {

@@ -1,4 +1,4 @@
-#include "ember/kernels/cpu/conv_scratch.h"
+#include "ember/kernels/cpu/conv/conv_scratch.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "ember/kernels/cpu/conv_direct.h"
+#include "ember/kernels/cpu/conv/conv_direct.h"
 
 #include <Eigen/Core>
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "ember/kernels/cpu/conv_buffers.h"
+#include "ember/kernels/cpu/conv/conv_buffers.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember::cpu {
