@@ -116,7 +116,9 @@ class EMBER_API Tensor {
   /// Runs hook(*this) each time a backward has summed this leaf's gradient into .grad, after
   /// the sum (once per backward), hooks in registration order. AutogradError unless this is a
   /// leaf that requires grad. An Ember error from a hook leaves backward unchanged; any other
-  /// exception becomes an AutogradError naming the leaf. Either way .grad keeps the sum.
+  /// exception becomes an AutogradError naming the leaf. Either way .grad keeps the sum. The
+  /// hook gets the leaf as its argument: a hook that captures the leaf itself makes a reference
+  /// cycle (leaf -> hook -> leaf) that is never freed.
   HookHandle register_post_accumulate_grad_hook(PostAccumulateGradHook hook) const;
 
   // ---- views (share storage and version) ----

@@ -150,3 +150,17 @@ TEST(AutogradInplaceView, GradcheckThroughInPlaceOpsOnViews) {
       },
       {a, b}));
 }
+
+TEST(AutogradInplaceView, GradcheckThroughSqueezeUnsqueezeReshapeAndFlattenChains) {
+  Tensor a = leaf({2, 1, 3});
+  Tensor b = leaf({3});
+  EXPECT_TRUE(gradcheck(
+      [](const std::vector<Tensor>& in) {
+        Tensor y = in[0] * 2.0;
+        y.squeeze(1).select(1, 0).mul_(in[1].narrow(0, 0, 2));  // [2] through a squeeze
+        y.reshape({6}).narrow(0, 2, 3).add_(in[1] * in[1]);     // a flat window across rows
+        y.flatten(1).unsqueeze(0).squeeze().t().select(0, 2).mul_(y.select(2, 1).squeeze(1).clone());
+        return y.exp();
+      },
+      {a, b}));
+}

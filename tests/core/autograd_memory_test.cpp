@@ -21,6 +21,7 @@ using namespace ember;
 #endif
 #endif
 
+#ifndef EMBER_TEST_SANITIZED
 namespace {
 
 // Bytes of address space this process maps now (/proc/self/statm's first field, in pages).
@@ -58,6 +59,7 @@ int build_until_out_of_memory() {
 }
 
 }  // namespace
+#endif
 
 TEST(AutogradMemory, RunningOutOfMemoryMidGraphIsAnOutOfMemoryErrorAndFreesTheGraph) {
 #ifdef EMBER_TEST_SANITIZED
