@@ -8,6 +8,7 @@
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
+#include "ember/kernels/cpu/eigen_single_thread.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember {
@@ -88,7 +89,7 @@ int64_t lead(int order, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
 }  // namespace
 
 void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_in, const Tensor& bias) {
-  Eigen::setNbThreads(1);  // never Eigen's OpenMP threads inside the pool's tasks
+  cpu::keep_eigen_single_threaded();
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a_in.size(2);
   Tensor a = a_in, b = b_in;
   int la = layout(M, K, a.stride(1), a.stride(2));

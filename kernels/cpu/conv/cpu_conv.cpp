@@ -28,6 +28,7 @@
 #include "ember/kernels/cpu/conv/conv_route.h"
 #include "ember/kernels/cpu/conv/conv_shifted.h"
 #include "ember/kernels/cpu/cpu_backend.h"
+#include "ember/kernels/cpu/eigen_single_thread.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember {
@@ -294,7 +295,7 @@ cpu::ConvRoute route(cpu::ConvPass pass, const Tensor& t, const Geometry& g) {
 void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const Conv2dParams& p) {
   cpu::ConvScratchScope scratch;  // its buffers stay valid until this call returns
-  Eigen::setNbThreads(1);         // the batch is split over the pool; Eigen stays on its task's thread
+  cpu::keep_eigen_single_threaded();
   const Geometry g = geometry(input, weight, out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(out.dtype(), "conv2d", [&] {
@@ -342,7 +343,7 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
 void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
                                        const Conv2dParams& p) {
   cpu::ConvScratchScope scratch;  // its buffers stay valid until this call returns
-  Eigen::setNbThreads(1);         // the batch is split over the pool; Eigen stays on its task's thread
+  cpu::keep_eigen_single_threaded();
   const Geometry g = geometry(grad_input, weight, grad_out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(grad_input.dtype(), "conv2d_backward_input", [&] {
@@ -378,7 +379,7 @@ void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& g
 void CpuBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
                                         const Tensor& grad_out, const Tensor& input, const Conv2dParams& p) {
   cpu::ConvScratchScope scratch;  // its buffers stay valid until this call returns
-  Eigen::setNbThreads(1);         // the batch is split over the pool; Eigen stays on its task's thread
+  cpu::keep_eigen_single_threaded();
   const Geometry g = geometry(input, grad_weight, grad_out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(grad_weight.dtype(), "conv2d_backward_weight", [&] {
