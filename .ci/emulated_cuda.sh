@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI stage: the CUDA backend on the host emulator (EMBER_CUDA=EMULATE, kernels/cuda/emulation).
+# CI stage: the CUDA backend on the host emulator (EMBER_CUDA=EMULATE, tests/cuda_emulator).
 # Builds the CUDA test suite with warnings as errors and runs the `cuda` test label on two
 # emulated devices, cuBLAS and cuDNN through their models: in the default mode, with blocks
 # in reverse and in shuffled order, and with deferred streams. The label includes the mnist

@@ -1,7 +1,7 @@
 # Decides whether the CUDA backend is built (EMBER_CUDA = AUTO | ON | OFF | EMULATE) and
 # finds the CUDA toolkit and cuDNN. Sets EMBER_WITH_CUDA, and EMBER_CUDA_EMULATED for
 # EMULATE: the backend's sources are compiled by the host compiler against the emulator in
-# kernels/cuda/emulation, with no CUDA toolkit, GPU library or GPU involved.
+# tests/cuda_emulator, with no CUDA toolkit, GPU library or GPU involved.
 include(CheckLanguage)
 set(EMBER_WITH_CUDA OFF)
 set(EMBER_CUDA_EMULATED OFF)
@@ -34,7 +34,7 @@ set(EMBER_WITH_CUDA ${EMBER_WITH_CUDA} CACHE INTERNAL "Whether the CUDA backend 
 set(EMBER_CUDA_EMULATED ${EMBER_CUDA_EMULATED} CACHE INTERNAL "Whether the CUDA backend runs on the host emulator")
 
 if(EMBER_CUDA_EMULATED)
-  message(STATUS "Ember: CUDA backend EMULATED on the host (kernels/cuda/emulation; tests and CI only)")
+  message(STATUS "Ember: CUDA backend EMULATED on the host (tests/cuda_emulator; tests and CI only)")
 elseif(EMBER_WITH_CUDA)
   set(CMAKE_CUDA_STANDARD 17)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
@@ -79,11 +79,19 @@ function(ember_configure_cuda_target target)
   set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
 endfunction()
 
-# The emulated build: .cu files are C++ for the host compiler, and the emulation folder
-# stands in for the CUDA, cuBLAS, cuDNN and CUB headers. Nothing else is linked.
+# The emulated build: .cu files are C++ for the host compiler, and the emulator
+# (tests/cuda_emulator, target ember_cuda_emulator) stands in for the CUDA runtime, cuBLAS,
+# cuDNN and CUB. Linking it brings its one include folder, which serves both <cuda_runtime.h>
+# and the like and "cuda_emulator/<file>.h". Nothing else is linked. A shared library takes
+# the whole emulator, so every hook its tests call is exported; a static one hands it to the
+# final link.
 function(ember_configure_emulated_cuda_target target)
   target_compile_definitions(${target} PUBLIC EMBER_CUDA_EMULATED=1)
-  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/kernels/cuda/emulation)
+  if(BUILD_SHARED_LIBS)
+    target_link_libraries(${target} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ember_cuda_emulator>")
+  else()
+    target_link_libraries(${target} PRIVATE ember_cuda_emulator)
+  endif()
   get_target_property(_sources ${target} SOURCES)
   foreach(_src IN LISTS _sources)
     if(_src MATCHES "\\.cu$")

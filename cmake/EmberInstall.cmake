@@ -3,7 +3,14 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS ember ember_distributed EXPORT EmberTargets
+# An emulated build's static libember names the CUDA emulator in its link interface, so the
+# emulator joins the export set there (an emulated build is for tests; its package only has
+# to configure and link).
+set(_ember_exported ember ember_distributed)
+if(EMBER_CUDA_EMULATED)
+  list(APPEND _ember_exported ember_cuda_emulator)
+endif()
+install(TARGETS ${_ember_exported} EXPORT EmberTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
@@ -49,6 +56,9 @@ set(EMBER_PC_CFLAGS "")
 if(NOT BUILD_SHARED_LIBS)
   set(EMBER_PC_CFLAGS "-DEMBER_STATIC")
   set(EMBER_PC_LIBS "-lember -lz -fopenmp -lpthread")
+  if(EMBER_CUDA_EMULATED)
+    set(EMBER_PC_LIBS "-lember -lember_cuda_emulator -lz -fopenmp -lpthread")
+  endif()
   if(EMBER_WITH_CUDA AND NOT EMBER_CUDA_EMULATED)
     string(APPEND EMBER_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcudnn -ldl -lrt")
   endif()

@@ -10,7 +10,7 @@ namespace {
 
 const char* const kLibrary = "libcublas.so." EMBER_CUBLAS_STRINGIFY(CUBLAS_VER_MAJOR);
 
-// The modelled calls (emulation/cublas.h) under the names a real libcublas exports: the
+// The modelled calls (cuda_emulator/cublas.h) under the names a real libcublas exports: the
 // header's macros map cublasCreate to cublasCreate_v2 and so on, as cublas_v2.h does.
 #define EMBER_MODELLED(fn) \
   { EMBER_CUBLAS_STRINGIFY(fn), reinterpret_cast<void*>(&fn) }

@@ -30,7 +30,7 @@ F cublas_function(const char* symbol) {
 #define EMBER_CUBLAS(fn) EMBER_CUBLAS_AS(fn, decltype(&fn))
 // For a name the header overloads in C++: Ptr picks the C function's signature (and the
 // static_cast checks it against the header). The emulated build resolves the same names
-// to the emulator's models (emulation/cublas.h), so both builds take this path.
+// to the emulator's models (cuda_emulator/cublas.h), so both builds take this path.
 #define EMBER_CUBLAS_AS(fn, Ptr)                                                          \
   ([] {                                                                                   \
     using ember_checked = decltype(static_cast<Ptr>(&fn));                                \

@@ -13,7 +13,7 @@
 #include "ember/kernels/cuda/cuda_context.h"
 
 #if defined(EMBER_CUDA_EMULATED)
-#include "ember/kernels/cuda/emulation/sanitizer.h"
+#include "cuda_emulator/sanitizer.h"
 #endif
 #if defined(EMBER_EMULATION_ASAN)
 #include <sanitizer/asan_interface.h>

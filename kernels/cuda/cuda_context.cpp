@@ -9,7 +9,7 @@
 #include "ember/kernels/cuda/cuda_allocator.h"
 #include "ember/kernels/cuda/cuda_backend.h"
 #if defined(EMBER_CUDA_EMULATED)
-#include "ember/kernels/cuda/emulation/control.h"
+#include "cuda_emulator/control.h"
 #endif
 
 namespace ember::cuda_detail {

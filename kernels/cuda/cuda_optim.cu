@@ -28,7 +28,7 @@ struct TensorLists {
 };
 
 #if defined(EMBER_CUDA_EMULATED)
-// The emulator checks these pointers like direct kernel arguments (emulation/launch.h).
+// The emulator checks these pointers like direct kernel arguments (cuda_emulator/launch.h).
 template <class T, int L>
 std::vector<const void*> emulated_pointers(const TensorLists<T, L>& tl) {
   std::vector<const void*> p;

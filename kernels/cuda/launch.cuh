@@ -2,10 +2,10 @@
 // EMBER_LAUNCH(kernel, grid, block, shared_bytes, stream, args...): the one way Ember
 // launches a kernel. Under nvcc it is kernel<<<grid, block, shared_bytes, stream>>>(args...);
 // in the EMBER_CUDA=EMULATE build it hands the launch to the host emulator
-// (emulation/launch.h). A kernel name with commas in its template arguments goes in
-// parentheses: EMBER_LAUNCH((k<true, T>), ...).
+// (cuda_emulator/launch.h, in tests/cuda_emulator). A kernel name with commas in its
+// template arguments goes in parentheses: EMBER_LAUNCH((k<true, T>), ...).
 #if defined(EMBER_CUDA_EMULATED)
-#include "ember/kernels/cuda/emulation/launch.h"
+#include "cuda_emulator/launch.h"
 #define EMBER_LAUNCH(kernel, grid, block, shared_bytes, stream, ...)                        \
   ::ember::emulation::launch(                                                               \
       ::ember::emulation::LaunchConfig{#kernel, (grid), (block), (shared_bytes), (stream)}, \

@@ -1,0 +1,199 @@
+// Runs a grid (launch.h): blocks one after another in the chosen order; in a block, each
+// thread is a fiber that runs until its next __syncthreads() or its end. A worker fiber
+// takes threads that have not started yet and runs them one after another on its stack
+// until one of them waits at a barrier; that one keeps the fiber, and a new worker takes
+// the next thread. So a block without barriers costs one fiber switch, and one with
+// barriers a fiber per thread. When every thread has arrived, the barrier opens and the
+// waiting threads resume in thread order; a thread that has ended while others wait is a
+// kernel fault (on a GPU, a hang or undefined behaviour).
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda_emulator/control.h"
+#include "cuda_emulator/fiber.h"
+#include "cuda_emulator/internal.h"
+#include "cuda_emulator/launch.h"
+
+thread_local uint3 threadIdx{0, 0, 0};
+thread_local uint3 blockIdx{0, 0, 0};
+thread_local dim3 blockDim{1, 1, 1};
+thread_local dim3 gridDim{1, 1, 1};
+
+namespace ember::emulation {
+namespace {
+
+// What kernel_fault throws inside a fiber; caught by the worker that runs the thread.
+struct KernelFault : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class ThreadState { Fresh, Running, AtBarrier, Done };
+
+struct Block {
+  void (*thread)(void*);
+  void* context;
+  unsigned size;  // threads
+  std::vector<ThreadState> state;
+  std::vector<Fiber*> fiber_of;
+  std::vector<std::unique_ptr<Fiber>> fibers;
+  unsigned next_fresh = 0;
+  unsigned current = 0;
+  unsigned epoch = 0;
+  uint64_t serial = 0;
+  std::string fault;
+};
+
+thread_local Block* t_block = nullptr;
+thread_local uint64_t t_block_serial = 0;
+
+std::string xyz(unsigned x, unsigned y, unsigned z) {
+  return "(" + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z) + ")";
+}
+
+void enter_thread(Block& b, unsigned t) {
+  b.current = t;
+  threadIdx = uint3{t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y)};
+}
+
+std::string thread_name(unsigned t) {
+  return "thread " + xyz(t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y)) +
+         " of block " + xyz(blockIdx.x, blockIdx.y, blockIdx.z);
+}
+
+void worker(void* arg) {
+  Block& b = *static_cast<Block*>(arg);
+  while (b.fault.empty() && b.next_fresh < b.size) {
+    const unsigned t = b.next_fresh++;
+    b.state[t] = ThreadState::Running;
+    b.fiber_of[t] = Fiber::current();
+    enter_thread(b, t);
+    try {
+      b.thread(b.context);
+    } catch (const std::exception& e) {
+      if (b.fault.empty()) b.fault = thread_name(t) + ": " + e.what();
+    } catch (...) {
+      if (b.fault.empty()) b.fault = thread_name(t) + ": an unknown exception";
+    }
+    b.state[t] = ThreadState::Done;
+  }
+}
+
+void resume(Fiber& f) {
+  f.resume();
+  if (f.finished()) f.release_stack();
+}
+
+// Runs one block; returns the fault, "" when it ran to its end.
+std::string run_block(Block& b) {
+  b.state.assign(b.size, ThreadState::Fresh);
+  b.fiber_of.assign(b.size, nullptr);
+  b.fibers.clear();
+  b.next_fresh = 0;
+  b.epoch = 0;
+  b.serial = ++t_block_serial;
+  b.fault.clear();
+  while (b.fault.empty() && b.next_fresh < b.size) {
+    b.fibers.push_back(std::make_unique<Fiber>(&worker, &b));
+    resume(*b.fibers.back());
+  }
+  while (b.fault.empty()) {
+    unsigned waiting = 0, done = 0, first_done = 0;
+    for (unsigned t = 0; t < b.size; ++t) {
+      if (b.state[t] == ThreadState::AtBarrier) ++waiting;
+      if (b.state[t] == ThreadState::Done && done++ == 0) first_done = t;
+    }
+    if (waiting == 0) break;
+    if (done > 0) {
+      b.fault = thread_name(first_done) + " exited while " + std::to_string(waiting) +
+                " thread(s) of its block wait at __syncthreads() (barrier " + std::to_string(b.epoch + 1) +
+                ")";
+      break;
+    }
+    ++b.epoch;
+    for (unsigned t = 0; t < b.size && b.fault.empty(); ++t) {
+      if (b.state[t] != ThreadState::AtBarrier) continue;
+      b.state[t] = ThreadState::Running;
+      enter_thread(b, t);
+      resume(*b.fiber_of[t]);
+    }
+  }
+  // Fibers of an abandoned block are dropped where they stand (their frames hold no
+  // resources: kernels allocate nothing).
+  b.fibers.clear();
+  return b.fault;
+}
+
+std::vector<uint64_t> block_sequence(uint64_t n) {
+  std::vector<uint64_t> order(n);
+  std::iota(order.begin(), order.end(), uint64_t(0));
+  switch (block_order()) {
+    case BlockOrder::Forward:
+      break;
+    case BlockOrder::Reverse:
+      std::reverse(order.begin(), order.end());
+      break;
+    case BlockOrder::Shuffle: {
+      std::mt19937_64 rng(next_shuffle_seed());
+      std::shuffle(order.begin(), order.end(), rng);
+      break;
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+void syncthreads() {
+  Block* b = t_block;
+  if (!b || !Fiber::current()) throw KernelFault("__syncthreads() called outside a kernel");
+  b->state[b->current] = ThreadState::AtBarrier;
+  Fiber::suspend();
+}
+
+unsigned barrier_epoch() { return t_block ? t_block->epoch : 0; }
+uint64_t block_serial() { return t_block ? t_block->serial : 0; }
+
+void kernel_fault(const std::string& what) { throw KernelFault(what); }
+
+void run_grid(const LaunchConfig& config, int device, void (*thread)(void*), void* context) {
+  if (t_block) {
+    set_sticky_error(
+        device, cudaErrorLaunchFailure,
+        std::string("kernel ") + config.kernel + " launched from inside a kernel (not emulated)");
+    return;
+  }
+  const dim3 saved_grid = gridDim, saved_block = blockDim;
+  gridDim = config.grid;
+  blockDim = config.block;
+  Block b;
+  b.thread = thread;
+  b.context = context;
+  b.size = config.block.x * config.block.y * config.block.z;
+  t_block = &b;
+  const uint64_t blocks = uint64_t(config.grid.x) * config.grid.y * config.grid.z;
+  std::string fault;
+  try {
+    for (uint64_t i : block_sequence(blocks)) {
+      blockIdx = uint3{static_cast<unsigned>(i % config.grid.x),
+                       static_cast<unsigned>(i / config.grid.x % config.grid.y),
+                       static_cast<unsigned>(i / (uint64_t(config.grid.x) * config.grid.y))};
+      fault = run_block(b);
+      if (!fault.empty()) break;
+    }
+  } catch (const std::exception& e) {  // no stack for a fiber
+    fault = e.what();
+  }
+  t_block = nullptr;
+  gridDim = saved_grid;
+  blockDim = saved_block;
+  if (!fault.empty())
+    set_sticky_error(device, cudaErrorLaunchFailure, std::string("kernel ") + config.kernel + ": " + fault);
+}
+
+}  // namespace ember::emulation

@@ -1,0 +1,269 @@
+// The emulated CUDA runtime's state and devices: N devices (EMBER_EMULATED_CUDA_DEVICES)
+// with 4 multiprocessors each and an optional capacity, the settings of control.h read
+// from the environment once, and peer access. Errors, memory and streams have their own
+// files (internal.h says which).
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "cuda_emulator/internal.h"
+
+namespace ember::emulation {
+namespace {
+
+bool parse_size(const char* text, size_t* out) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (errno || end == text) return false;
+  size_t scale = 1;
+  if (*end == 'K' || *end == 'k') scale = size_t(1) << 10;
+  if (*end == 'M' || *end == 'm') scale = size_t(1) << 20;
+  if (*end == 'G' || *end == 'g') scale = size_t(1) << 30;
+  if (scale != 1) ++end;
+  if (*end) return false;
+  *out = static_cast<size_t>(v) * scale;
+  return true;
+}
+
+thread_local int t_device = 0;
+thread_local cudaError_t t_last = cudaSuccess;
+
+}  // namespace
+
+State& state() {
+  static State* s = [] {
+    auto* st = new State;  // never destroyed: tensors may outlive static destructors
+    int count = 2;
+    if (const char* v = std::getenv("EMBER_EMULATED_CUDA_DEVICES")) {
+      size_t n = 0;
+      if (parse_size(v, &n) && n <= 64)
+        count = static_cast<int>(n);
+      else
+        st->config_error =
+            std::string("EMBER_EMULATED_CUDA_DEVICES=") + v + " is not a device count (0 to 64)";
+    }
+    if (!st->config_error.empty()) count = 0;
+    st->devices.resize(static_cast<size_t>(count));
+    for (size_t d = 0; d < st->devices.size(); ++d) st->devices[d].null_stream->device = static_cast<int>(d);
+    if (const char* v = std::getenv("EMBER_EMULATED_CUDA_MEMORY")) {
+      size_t cap = 0;
+      if (parse_size(v, &cap) && cap > 0)
+        for (auto& d : st->devices) d.capacity = cap;
+      else
+        st->config_error =
+            std::string("EMBER_EMULATED_CUDA_MEMORY=") + v + " is not a size (bytes, or with K, M or G)";
+    }
+    if (const char* v = std::getenv("EMBER_EMULATED_CUDA_BLOCK_ORDER")) {
+      const std::string o = v;
+      if (o == "forward") {
+        st->order = BlockOrder::Forward;
+      } else if (o == "reverse") {
+        st->order = BlockOrder::Reverse;
+      } else if (o.rfind("shuffle", 0) == 0) {
+        st->order = BlockOrder::Shuffle;
+        size_t seed = 0;
+        if (o.size() > 7 && !(o[7] == ':' && parse_size(o.c_str() + 8, &seed)))
+          st->config_error = "EMBER_EMULATED_CUDA_BLOCK_ORDER=" + o + ": expected shuffle or shuffle:SEED";
+        st->shuffle_seed = seed;
+      } else {
+        st->config_error =
+            "EMBER_EMULATED_CUDA_BLOCK_ORDER=" + o + ": expected forward, reverse or shuffle[:SEED]";
+      }
+    }
+    if (const char* v = std::getenv("EMBER_EMULATED_CUDA_STREAMS")) {
+      const std::string m = v;
+      if (m == "deferred")
+        st->deferred = true;
+      else if (m != "immediate")
+        st->config_error = "EMBER_EMULATED_CUDA_STREAMS=" + m + ": expected immediate or deferred";
+    }
+    if (!st->config_error.empty()) st->devices.clear();
+    return st;
+  }();
+  return *s;
+}
+
+int& current_device() { return t_device; }
+cudaError_t& last_error() { return t_last; }
+
+cudaError_t fail(cudaError_t e) {
+  last_error() = e;
+  return e;
+}
+
+bool valid_device(int d) { return d >= 0 && d < static_cast<int>(state().devices.size()); }
+
+// The device a call works on, or an error: none configured, or the device is broken.
+cudaError_t usable(int d) {
+  if (state().devices.empty())
+    return fail(state().config_error.empty() ? cudaErrorNoDevice : cudaErrorInitializationError);
+  if (!valid_device(d)) return fail(cudaErrorInvalidDevice);
+  const cudaError_t sticky = state().devices[static_cast<size_t>(d)].sticky;
+  return sticky == cudaSuccess ? cudaSuccess : fail(sticky);
+}
+
+CUstream_st& stream_or_null(cudaStream_t s, int device) {
+  return s ? *s : *state().devices[static_cast<size_t>(device)].null_stream;
+}
+
+int device_of(cudaStream_t s) { return s ? s->device : current_device(); }
+
+void set_sticky_error(int device, cudaError_t error, const std::string& why) {
+  State& st = state();
+  Lock lock(st.mutex);
+  if (valid_device(device) && st.devices[static_cast<size_t>(device)].sticky == cudaSuccess)
+    st.devices[static_cast<size_t>(device)].sticky = error;
+  st.last_fault = "cuda:" + std::to_string(device) + ": " + why;
+  last_error() = error;
+}
+
+void set_launch_error(cudaError_t error, const std::string& why) {
+  Lock lock(state().mutex);
+  state().last_fault = why;
+  last_error() = error;
+}
+
+uint64_t next_shuffle_seed() {
+  State& st = state();
+  Lock lock(st.mutex);
+  return st.shuffle_seed * 0x9E3779B97F4A7C15ull + ++st.shuffles;
+}
+
+// ---- control.h ---------------------------------------------------------------------------
+
+void set_block_order(BlockOrder order, uint64_t seed) {
+  Lock lock(state().mutex);
+  state().order = order;
+  state().shuffle_seed = seed;
+  state().shuffles = 0;
+}
+BlockOrder block_order() {
+  Lock lock(state().mutex);
+  return state().order;
+}
+void set_memory_limit(int device, size_t bytes) {
+  Lock lock(state().mutex);
+  if (valid_device(device))
+    state().devices[static_cast<size_t>(device)].capacity = bytes ? bytes : kDefaultCapacity;
+}
+bool deferred_streams() {
+  Lock lock(state().mutex);
+  return state().deferred;
+}
+void set_deferred_streams(bool deferred) {
+  State& st = state();
+  Lock lock(st.mutex);
+  for (size_t d = 0; d < st.devices.size(); ++d) drain_device(static_cast<int>(d));
+  st.deferred = deferred;
+}
+std::string last_fault() {
+  Lock lock(state().mutex);
+  return state().last_fault;
+}
+void clear_errors() {
+  Lock lock(state().mutex);
+  for (auto& d : state().devices) d.sticky = cudaSuccess;
+  state().last_fault.clear();
+  last_error() = cudaSuccess;
+}
+std::string describe() {
+  State& st = state();
+  Lock lock(st.mutex);
+  if (!st.config_error.empty()) return "emulated CUDA: " + st.config_error;
+  const char* order = st.order == BlockOrder::Forward   ? "forward"
+                      : st.order == BlockOrder::Reverse ? "reverse"
+                                                        : "shuffled";
+  return "CUDA runtime 13.0 (emulated: " + std::to_string(st.devices.size()) + " device(s), " +
+         std::to_string(kMultiprocessors) + " SMs each, blocks " + order + ", " +
+         (st.deferred ? "deferred" : "immediate") + " streams), cuBLAS and cuDNN modelled on the host";
+}
+
+}  // namespace ember::emulation
+
+// ---- runtime.h: devices ------------------------------------------------------------------
+
+using namespace ember::emulation;
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  State& st = state();
+  Lock lock(st.mutex);
+  *count = static_cast<int>(st.devices.size());
+  if (!st.config_error.empty()) return fail(cudaErrorInitializationError);
+  return st.devices.empty() ? fail(cudaErrorNoDevice) : cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int* device) {
+  *device = current_device();
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  Lock lock(state().mutex);
+  if (!valid_device(device)) return fail(cudaErrorInvalidDevice);
+  current_device() = device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  Lock lock(state().mutex);
+  if (!valid_device(device)) return fail(cudaErrorInvalidDevice);
+  switch (attr) {
+    case cudaDevAttrMultiProcessorCount:
+      *value = kMultiprocessors;
+      return cudaSuccess;
+    case cudaDevAttrMaxThreadsPerBlock:
+      *value = 1024;
+      return cudaSuccess;
+    case cudaDevAttrWarpSize:
+      *value = 32;
+      return cudaSuccess;
+    case cudaDevAttrMaxGridDimX:
+      *value = 2147483647;
+      return cudaSuccess;
+    case cudaDevAttrMaxGridDimY:
+    case cudaDevAttrMaxGridDimZ:
+      *value = 65535;
+      return cudaSuccess;
+  }
+  return fail(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaDriverGetVersion(int* version) {
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int* version) {
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer_device) {
+  Lock lock(state().mutex);
+  if (!valid_device(device) || !valid_device(peer_device)) return fail(cudaErrorInvalidDevice);
+  *can_access = device != peer_device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peer_device, unsigned int flags) {
+  State& st = state();
+  Lock lock(st.mutex);
+  if (const cudaError_t e = usable(current_device())) return e;
+  if (!valid_device(peer_device) || peer_device == current_device()) return fail(cudaErrorInvalidDevice);
+  if (flags != 0) return fail(cudaErrorInvalidValue);
+  if (!st.devices[static_cast<size_t>(current_device())].peers.insert(peer_device).second)
+    return fail(cudaErrorPeerAccessAlreadyEnabled);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceDisablePeerAccess(int peer_device) {
+  State& st = state();
+  Lock lock(st.mutex);
+  if (const cudaError_t e = usable(current_device())) return e;
+  if (!valid_device(peer_device)) return fail(cudaErrorInvalidDevice);
+  if (!st.devices[static_cast<size_t>(current_device())].peers.erase(peer_device))
+    return fail(cudaErrorPeerAccessNotEnabled);
+  return cudaSuccess;
+}
