@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # nn/ and data/ sit on Ember's public API: every one of their sources must compile against the
 # installed include folder, with only their own folder's uninstalled helpers (nn/json.h,
-# nn/file_io.h, nn/parallel/transport.h, ...) beside it. The installed folder must not hold the
+# nn/parallel/transport.h, ...) beside it. The installed folder must not hold the
 # internal headers. nn/parallel/mpi_*.cpp need MPI's headers too and are left out.
 #
 #   .ci/public_api_check.sh INSTALL_PREFIX
@@ -9,8 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PREFIX=$1
 installed=$PREFIX/include/ember
-for internal in core/ops/check.h core/ops/window.h core/dtype_dispatch.h core/tensor_impl_access.h \
-  nn/json.h nn/file_io.h nn/parallel/transport.h kernels; do
+for internal in core/ops/window.h core/dtype_dispatch.h core/tensor_impl_access.h \
+  nn/json.h nn/parallel/transport.h kernels; do
   if [[ -e $installed/$internal ]]; then
     echo "public API check: $internal is installed" >&2
     exit 1

@@ -15,9 +15,10 @@ install(TARGETS ${_ember_exported} EXPORT EmberTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The public headers are ember.h and nn/parallel/parallel.h and what they include, transitively:
-# validation helpers, nn's and data's own helpers (Ember::distributed's transport, launcher
-# and digest among them) and the backends' headers stay out of the package.
+# The public headers are ember.h and nn/parallel/parallel.h and what they include, transitively
+# (the argument checks, core/ops/check.h, and the file helpers, core/io/file_io.h, among them):
+# the window arithmetic, the dtype dispatch, nn's and data's own helpers (Ember::distributed's
+# transport, launcher and digest among them) and the backends' headers stay out of the package.
 set(_public "")
 set(_pending ember.h nn/parallel/parallel.h)  # and Ember::distributed's umbrella
 while(_pending)

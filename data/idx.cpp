@@ -5,17 +5,14 @@
 // file can hold fails before allocating when the file is not compressed.
 #include "ember/data/idx.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 
 #include "ember/core/error.h"
+#include "ember/core/io/file_io.h"
 #include "ember/core/ops/factory.h"
 
 namespace ember::data {
@@ -45,58 +42,49 @@ uint32_t big_endian32(const uint8_t* p) {
 // The bytes of an IDX file, raw or inflated, read on demand.
 class Source {
  public:
-  explicit Source(const std::string& path) : path_(path) {
-    // A FIFO or a device would block or never end: only regular files are read. stat first
-    // (open itself blocks on a FIFO without a writer), then open without blocking and check
-    // the opened file again, in case the path was swapped in between.
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) fail(path, "cannot open (", std::strerror(errno), ")");
-    check_regular(st);
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd_ < 0) fail(path, "cannot open (", std::strerror(errno), ")");
-    try {
-      if (::fstat(fd_, &st) != 0) fail(path, "cannot stat (", std::strerror(errno), ")");
-      check_regular(st);
-      size_ = static_cast<uint64_t>(st.st_size);
-      fill_input();
-      gzip_ = in_.size() >= 2 && in_[0] == 0x1f && in_[1] == 0x8b;
-      if (gzip_ && inflateInit2(&zs_, 15 + 16) != Z_OK) fail(path, "cannot start zlib");
-    } catch (...) {
-      ::close(fd_);  // the destructor does not run for a constructor that throws
-      throw;
+  explicit Source(const std::string& path) : path_(path), file_(path) {
+    // A FIFO or a device would block or never end: only regular files are read (io::InputFile
+    // never blocks on opening one).
+    using Problem = io::InputFile::Problem;
+    switch (file_.problem()) {
+      case Problem::None:
+        break;
+      case Problem::Directory:
+        fail(path, "is a directory, not a file");
+      case Problem::NotRegular:
+        fail(path, file_.why());
+      case Problem::Stat:
+        fail(path, "cannot stat (", file_.why(), ")");
+      case Problem::Open:
+      case Problem::Read:
+        fail(path, "cannot open (", file_.why(), ")");
     }
+    fill_input();
+    gzip_ = in_.size() >= 2 && in_[0] == 0x1f && in_[1] == 0x8b;
+    if (gzip_ && inflateInit2(&zs_, 15 + 16) != Z_OK) fail(path, "cannot start zlib");
   }
   ~Source() {
     if (gzip_) inflateEnd(&zs_);
-    ::close(fd_);
   }
   Source(const Source&) = delete;
   Source& operator=(const Source&) = delete;
 
   bool gzip() const { return gzip_; }
-  uint64_t file_size() const { return size_; }
+  uint64_t file_size() const { return file_.size(); }
 
   /// Reads up to n bytes into dst; fewer only at the end of the data.
   size_t read(uint8_t* dst, size_t n) { return gzip_ ? inflate_into(dst, n) : copy_into(dst, n); }
 
  private:
-  void check_regular(const struct stat& st) const {
-    if (S_ISDIR(st.st_mode)) fail(path_, "is a directory, not a file");
-    if (!S_ISREG(st.st_mode)) fail(path_, "is not a regular file (a FIFO, socket or device)");
-  }
-
   // Refills in_ from the file when it is used up; false at the end of the file.
   bool fill_input() {
     if (in_pos_ < in_.size()) return true;
     in_.resize(kChunk);
     in_pos_ = 0;
-    for (;;) {
-      const ssize_t n = ::read(fd_, in_.data(), in_.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) fail(path_, "read error (", std::strerror(errno), ")");
-      in_.resize(static_cast<size_t>(n));
-      return n > 0;
-    }
+    const int64_t n = file_.read(in_.data(), in_.size());
+    if (n < 0) fail(path_, "read error (", file_.why(), ")");
+    in_.resize(static_cast<size_t>(n));
+    return n > 0;
   }
 
   size_t copy_into(uint8_t* dst, size_t n) {
@@ -149,8 +137,7 @@ class Source {
     uint64_t left = in_.size() - in_pos_;
     uint8_t scratch[4096];
     for (;;) {  // count what is left of the file, for the message
-      const ssize_t n = ::read(fd_, scratch, sizeof scratch);
-      if (n < 0 && errno == EINTR) continue;
+      const int64_t n = file_.read(scratch, sizeof scratch);
       if (n <= 0) break;
       left += static_cast<uint64_t>(n);
     }
@@ -158,8 +145,7 @@ class Source {
   }
 
   std::string path_;
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  io::InputFile file_;
   std::vector<uint8_t> in_;
   size_t in_pos_ = 0;
   bool gzip_ = false, member_ended_ = false;

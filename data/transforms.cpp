@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ember/core/error.h"
+#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 
 namespace ember::data {
@@ -14,11 +15,8 @@ Normalize::Normalize(double mean, double std) : mean_(mean), std_(std) {
 }
 
 Tensor Normalize::operator()(const Tensor& x) const {
-  // The op front-ends' messages (core/ops/check.h is not public: data uses the public API).
-  if (!x.defined()) raise<ValueError>("normalize: input is an undefined tensor");
-  if (!is_floating(x.dtype()))
-    raise<DTypeError>("dtype mismatch in normalize: input must be float32 or float64, got ",
-                      dtype_name(x.dtype()));
+  check_defined("normalize", {{"input", x}});
+  check_floating("normalize", {"input", x});
   if (is_identity()) return x;
   return div(sub(x, mean_), std_);
 }

@@ -8,20 +8,12 @@
 #include "ember/nn/init.h"
 
 namespace ember::nn {
-namespace {
-std::optional<int64_t> normalised_padding(std::optional<int64_t> p, int64_t num) {
-  if (!p) return p;
-  if (*p < -num || *p >= num)
-    raise<ValueError>("Embedding: padding_idx must be within num_embeddings (", num, "), got ", *p);
-  return *p < 0 ? *p + num : *p;
-}
-}  // namespace
 
 Embedding::Embedding(int64_t num, int64_t dim, std::optional<int64_t> padding)
     : Module("Embedding"),
       num_embeddings(num),
       embedding_dim(dim),
-      padding_idx(num < 0 || dim < 0 ? std::nullopt : normalised_padding(padding, num)) {
+      padding_idx(num < 0 || dim < 0 ? std::nullopt : normalize_padding_idx("Embedding", padding, num)) {
   if (num < 0 || dim < 0)
     raise<ValueError>("Embedding: sizes must be >= 0, got num_embeddings=", num, " embedding_dim=", dim);
   weight = register_parameter("weight", empty({num, dim}));

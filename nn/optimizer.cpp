@@ -7,6 +7,7 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
+#include "ember/core/ops/check.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/transfer.h"
 #include "ember/nn/module.h"
@@ -80,7 +81,7 @@ void Optimizer::add_param_group(ParamGroup group) {
   for (const auto& g : groups_)
     for (const Tensor& p : g.params) seen.insert(p.identity());
   for (const Tensor& p : group.params) {
-    if (!p.defined()) raise<ValueError>(name_, ": a parameter is an undefined tensor");
+    check_defined(name_.c_str(), {{"a parameter", p}});
     if (!p.is_leaf()) raise<ValueError>(name_, ": can't optimize a non-leaf tensor");
     if (!is_floating(p.dtype()))
       raise<DTypeError>(name_, ": can only optimize float32 or float64 tensors, got ", dtype_name(p.dtype()));

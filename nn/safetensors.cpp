@@ -1,18 +1,13 @@
 // The safetensors format (see nn/serialization.h): encoding, strict decoding and atomic
 // files.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <unordered_set>
 
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
+#include "ember/core/io/file_io.h"
 #include "ember/core/ops/transfer.h"
-#include "ember/nn/file_io.h"
 #include "ember/nn/json.h"
 #include "ember/nn/serialization.h"
 
@@ -155,10 +150,6 @@ uint64_t read_le64(const std::string& bytes) {
   return n;
 }
 
-[[noreturn]] void io_fail(const char* what, const std::string& path) {
-  raise<IOError>(what, " \"", path, "\": ", std::strerror(errno));
-}
-
 }  // namespace
 
 std::string encode_safetensors(const StateDict& state, const Metadata& metadata) {
@@ -264,30 +255,13 @@ SafetensorsContents decode_safetensors(const std::string& bytes, Device device) 
 
 void save_file(const StateDict& state, const std::string& path, const Metadata& metadata) {
   const std::string bytes = encode_safetensors(state, metadata);  // fails before any file I/O
-  ember::detail::atomic_write(path, bytes, "save_file");
+  io::atomic_write(path, bytes, "save_file");
 }
 
-void check_writable(const std::string& path) { ember::detail::check_writable(path, "save_file"); }
+void check_writable(const std::string& path) { io::check_writable(path, "save_file"); }
 
 SafetensorsContents load_file_with_metadata(const std::string& path, Device device) {
-  std::string why;
-  const int fd = ember::detail::open_regular_file(path, why);
-  if (fd < 0) raise<IOError>("load_file: cannot open \"", path, "\": ", why);
-  std::string bytes;
-  char chunk[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int saved = errno;
-      ::close(fd);
-      errno = saved;
-      io_fail("load_file: reading failed for", path);
-    }
-    if (n == 0) break;
-    bytes.append(chunk, static_cast<size_t>(n));
-  }
-  ::close(fd);
+  const std::string bytes = io::read_file(path, "load_file");
   try {
     return decode_safetensors(bytes, device);
   } catch (const IOError& e) {

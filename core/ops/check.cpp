@@ -91,6 +91,11 @@ void check_defined(const char* op, std::initializer_list<Arg> args) {
     if (!a.tensor.defined()) raise<ValueError>(op, ": ", a.name, " is an undefined tensor");
 }
 
+void check_defined(const char* op, const char* list_name, const std::vector<Tensor>& ts) {
+  for (size_t i = 0; i < ts.size(); ++i)
+    if (!ts[i].defined()) raise<ValueError>(op, ": ", list_name, "[", i, "] is an undefined tensor");
+}
+
 void check_ndim(const char* op, const Arg& a, int64_t ndim) {
   if (a.tensor.dim() != ndim)
     raise<ShapeError>(op, ": ", a.name, " must be ", ndim, "-D, got shape ", shape_str(a.tensor.shape()));

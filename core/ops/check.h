@@ -1,5 +1,6 @@
 #pragma once
-// Validation shared by every op front-end: devices first, then dtypes (docs/DESIGN.md).
+// Validation shared by every op front-end: devices first, then dtypes (docs/DESIGN.md). Public,
+// so that nn/, data/ and extensions check their arguments in the front-ends' own messages.
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -26,10 +27,12 @@ EMBER_API void check_same_dtype(const char* op, std::initializer_list<Arg> args)
 EMBER_API void check_same_dtype(const char* op, const char* list_name, const std::vector<Tensor>& tensors);
 /// DTypeError "dtype mismatch in <op>: <arg> must be <expected>, got <actual>".
 EMBER_API void check_dtype(const char* op, const Arg& arg, DType expected);
-/// DTypeError unless arg is float32 or float64.
+/// DTypeError "dtype mismatch in <op>: <arg> must be float32 or float64, got <actual>".
 EMBER_API void check_floating(const char* op, const Arg& arg);
-/// ValueError "<op>: <arg> is undefined" for a missing required tensor.
+/// ValueError "<op>: <arg> is an undefined tensor" for a missing required tensor.
 EMBER_API void check_defined(const char* op, std::initializer_list<Arg> args);
+/// The same for each tensor of a list, reported as name[i] ("tensors[1]").
+EMBER_API void check_defined(const char* op, const char* list_name, const std::vector<Tensor>& tensors);
 /// ShapeError unless arg has ndim dims ("<op>: <arg> must be 4-D, got shape [..]").
 EMBER_API void check_ndim(const char* op, const Arg& arg, int64_t ndim);
 /// "weight (conv1.weight)" or "weight".

@@ -13,6 +13,15 @@
 
 namespace ember {
 
+std::optional<int64_t> normalize_padding_idx(const char* op, std::optional<int64_t> padding_idx,
+                                             int64_t num_embeddings) {
+  if (!padding_idx) return padding_idx;
+  const int64_t p = *padding_idx, num = num_embeddings;
+  if (p < -num || p >= num)
+    raise<ValueError>(op, ": padding_idx must be within num_embeddings (", num, "), got ", p);
+  return p < 0 ? p + num : p;
+}
+
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
   const char* op = "embedding";
   check_defined(op, {{"indices", indices}, {"weight", weight}});
@@ -21,11 +30,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   check_floating(op, {"weight", weight});
   check_ndim(op, {"weight", weight}, 2);
   const int64_t num = weight.size(0);
-  if (padding_idx) {
-    if (*padding_idx < -num || *padding_idx >= num)
-      raise<ValueError>(op, ": padding_idx must be within num_embeddings (", num, "), got ", *padding_idx);
-    if (*padding_idx < 0) *padding_idx += num;
-  }
+  padding_idx = normalize_padding_idx(op, padding_idx, num);
   const Tensor flat = reshape(indices, {indices.numel()});
   // The range check here (rather than index_select's) names this op; one reduction each way.
   if (flat.numel() > 0) {

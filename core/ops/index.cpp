@@ -17,8 +17,7 @@ namespace {
 // The list checks cat and stack share: non-empty, defined, one device, one dtype.
 void check_list(const char* op, const std::vector<Tensor>& tensors) {
   if (tensors.empty()) raise<ValueError>(op, ": expected a non-empty list of tensors");
-  for (size_t i = 0; i < tensors.size(); ++i)
-    if (!tensors[i].defined()) raise<ValueError>(op, ": tensors[", i, "] is an undefined tensor");
+  check_defined(op, "tensors", tensors);
   check_same_device(op, "tensors", tensors);
   check_same_dtype(op, "tensors", tensors);
 }

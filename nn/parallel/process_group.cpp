@@ -6,11 +6,11 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
+#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/transfer.h"
-#include "ember/nn/parallel/collective_args.h"
 #include "ember/nn/parallel/digest.h"
 #include "ember/nn/parallel/launcher.h"
 #include "ember/nn/parallel/transport.h"
@@ -101,8 +101,8 @@ void ProcessGroup::check_same_signature(const char* collective, const Tensor& t)
 }
 
 void ProcessGroup::all_reduce(const Tensor& t, AllReduceOp op) {
-  detail::check_defined("all_reduce", "tensor", t);
-  if (op == AllReduceOp::Avg) detail::check_floating("all_reduce", "tensor", t);
+  check_defined("all_reduce", {{"tensor", t}});
+  if (op == AllReduceOp::Avg) check_floating("all_reduce", {"tensor", t});
   if (world_size() == 1) return;
   // Staged before the shape check, which is also the ranks' deadline-bounded meeting: after it
   // nothing that can fail on one rank alone precedes the data's collective.
@@ -122,8 +122,11 @@ void ProcessGroup::all_reduce(const Tensor& t, AllReduceOp op) {
 
 void ProcessGroup::all_reduce(const std::vector<Tensor>& tensors, AllReduceOp op) {
   if (tensors.empty()) return;
-  detail::check_one_device_and_dtype("all_reduce", tensors);
-  if (op == AllReduceOp::Avg) detail::check_floating("all_reduce", "tensors[0]", tensors[0]);
+  // The op front-ends' checks and messages (cat's): undefined tensors, then devices, then dtypes.
+  check_defined("all_reduce", "tensors", tensors);
+  check_same_device("all_reduce", "tensors", tensors);
+  check_same_dtype("all_reduce", "tensors", tensors);
+  if (op == AllReduceOp::Avg) check_floating("all_reduce", {"tensors[0]", tensors[0]});
   // Alone there is nothing to reduce, nor a reason to copy into a flat buffer and back.
   if (world_size() == 1) return;
   if (tensors.size() == 1) return all_reduce(tensors[0], op);
@@ -147,7 +150,7 @@ void ProcessGroup::all_reduce(const std::vector<Tensor>& tensors, AllReduceOp op
 }
 
 void ProcessGroup::broadcast(const Tensor& t, int root) {
-  detail::check_defined("broadcast", "tensor", t);
+  check_defined("broadcast", {{"tensor", t}});
   if (root < 0 || root >= world_size())
     raise<ValueError>("broadcast: root must be a rank of the world (0 to ", world_size() - 1, "), got ",
                       root);
@@ -160,7 +163,7 @@ void ProcessGroup::broadcast(const Tensor& t, int root) {
 }
 
 std::vector<Tensor> ProcessGroup::all_gather(const Tensor& t) {
-  detail::check_defined("all_gather", "tensor", t);
+  check_defined("all_gather", {{"tensor", t}});
   Tensor host = host_buffer(t);  // before the meeting, as in all_reduce, and so is out
   Shape shape = t.shape();
   shape.insert(shape.begin(), world_size());

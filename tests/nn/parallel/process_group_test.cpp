@@ -55,7 +55,11 @@ TEST(ProcessGroup, BadArgumentsAreTypedErrors) {
                    "broadcast: root must be a rank of the world (0 to 0), got 1");
   EXPECT_THROW_MSG(world.all_reduce(Tensor()), ValueError, "all_reduce: tensor is an undefined tensor");
   EXPECT_THROW_MSG(world.all_reduce({tensor({1.0}), tensor({1.0}, TensorOptions(kFloat64))}), DTypeError,
-                   "dtype mismatch in all_reduce");
+                   "dtype mismatch in all_reduce: tensors[0] is float32 but tensors[1] is float64");
+  EXPECT_THROW_MSG(world.all_reduce({tensor({1.0}), Tensor()}), ValueError,
+                   "all_reduce: tensors[1] is an undefined tensor");
+  EXPECT_THROW_MSG(world.all_reduce({ints, ints}, AllReduceOp::Avg), DTypeError,
+                   "dtype mismatch in all_reduce: tensors[0] must be float32 or float64, got int64");
   EXPECT_THROW_MSG(world.set_timeout(std::chrono::milliseconds(0)), ValueError,
                    "ProcessGroup::set_timeout: the timeout must be positive");
 }
@@ -65,6 +69,12 @@ TEST(ProcessGroup, MixedDevicesInOneCollectiveAreADeviceMismatch) {
   Tensor a = tensor({1.0}), b = tensor({2.0}).to(Device::cuda(0));
   EXPECT_THROW_MSG(ProcessGroup::world().all_reduce({a, b}), DeviceMismatchError,
                    "tensors on different devices: all_reduce got tensors[0] on cpu and tensors[1] on cuda:0");
+  // Registered tensors are named, with a hint, as in the op front-ends' messages (cat's).
+  nn::Linear on_cpu(1, 1), on_cuda(1, 1);
+  on_cuda.to(Device::cuda(0));
+  EXPECT_THROW_MSG(ProcessGroup::world().all_reduce({on_cpu.weight, on_cuda.weight}), DeviceMismatchError,
+                   "tensors on different devices: all_reduce got tensors[0] (weight) on cpu and tensors[1] "
+                   "(weight) on cuda:0; ");
 }
 
 TEST(DistributedDataParallel, OneProcessTrainsLikeThePlainModule) {

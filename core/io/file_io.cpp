@@ -1,4 +1,5 @@
-#include "ember/nn/file_io.h"
+// Reading and atomic writing of files that callers name (core/io/file_io.h).
+#include "ember/core/io/file_io.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,7 +16,7 @@
 
 #include "ember/core/error.h"
 
-namespace ember::detail {
+namespace ember::io {
 namespace {
 
 constexpr time_t kStaleAfterSeconds = 3600;
@@ -68,35 +69,9 @@ long temp_pid(const std::string& name, const std::string& base) {
   return pid;
 }
 
-}  // namespace
-
-int open_regular_file(const std::string& path, std::string& why) {
-  // open() of a FIFO waits for a writer: look first, then open without blocking and look
-  // again at what was opened, in case the path changed in between.
-  struct stat st {};
-  auto kind = [&]() -> bool {
-    if (S_ISREG(st.st_mode)) return true;
-    why = S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file (a FIFO, socket or device)";
-    return false;
-  };
-  if (::stat(path.c_str(), &st) != 0) {
-    why = std::strerror(errno);
-    return -1;
-  }
-  if (!kind()) return -1;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
-    why = std::strerror(errno);
-    return -1;
-  }
-  if (::fstat(fd, &st) != 0 || !kind()) {
-    if (why.empty()) why = std::strerror(errno);
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
+// The file an atomic write of path replaces: path, or the regular file its symlinks lead to
+// (the link stays a link). IOError when that exists and is not a regular file, has no write
+// bit in its mode, or is a dangling symlink.
 std::string save_target(const std::string& path, const char* what) {
   struct stat lst {};
   if (::lstat(path.c_str(), &lst) != 0) {
@@ -125,6 +100,8 @@ std::string save_target(const std::string& path, const char* what) {
   return target;
 }
 
+// Removes our own stale temporaries beside target: files named "<target>.tmp-<pid>-XXXXXX"
+// whose process is gone and that are more than an hour old (what a killed write leaves).
 void remove_stale_temporaries(const std::string& target) {
   const std::string dir = dir_of(target), base = base_of(target);
   struct DirCloser {
@@ -147,13 +124,84 @@ void remove_stale_temporaries(const std::string& target) {
   }
 }
 
+using Problem = InputFile::Problem;
+
+// Opens path as InputFile describes: the descriptor and the file's size, or -1 with problem
+// and why set.
+int open_regular(const std::string& path, Problem& problem, std::string& why, uint64_t& size) {
+  auto fail = [&](Problem p) {
+    problem = p;
+    why = std::strerror(errno);
+    return -1;
+  };
+  auto irregular = [&](const struct stat& st) {
+    if (S_ISREG(st.st_mode)) return false;
+    problem = S_ISDIR(st.st_mode) ? Problem::Directory : Problem::NotRegular;
+    why = S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file (a FIFO, socket or device)";
+    return true;
+  };
+  // open() of a FIFO waits for a writer: look first, then open without blocking and look
+  // again at what was opened, in case the path changed in between.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return fail(Problem::Open);
+  if (irregular(st)) return -1;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return fail(Problem::Open);
+  if (::fstat(fd, &st) != 0 || irregular(st)) {
+    if (problem == Problem::None) fail(Problem::Stat);
+    ::close(fd);
+    return -1;
+  }
+  size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
+
+}  // namespace
+
+InputFile::InputFile(const std::string& path) { fd_ = open_regular(path, problem_, why_, size_); }
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int64_t InputFile::read(void* dst, size_t n) {
+  for (;;) {
+    const ssize_t got = ::read(fd_, dst, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      problem_ = Problem::Read;
+      why_ = std::strerror(errno);
+      return -1;
+    }
+    return static_cast<int64_t>(got);
+  }
+}
+
+bool InputFile::read_all(std::string& out) {
+  char chunk[1 << 16];
+  for (;;) {
+    const int64_t n = read(chunk, sizeof chunk);
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+std::string read_file(const std::string& path, const char* what) {
+  InputFile file(path);
+  if (!file.is_open()) raise<IOError>(what, ": cannot open \"", path, "\": ", file.why());
+  std::string bytes;
+  if (!file.read_all(bytes)) raise<IOError>(what, ": reading failed for \"", path, "\": ", file.why());
+  return bytes;
+}
+
 void atomic_write(const std::string& path, const std::string& bytes, const char* what) {
   const std::string target = save_target(path, what);
   remove_stale_temporaries(target);
   std::string tmp;
   const int fd = make_temporary(target, tmp);
   if (fd < 0) io_fail(what, "cannot create a temporary file next to", path);
-  // mkstemp creates the file 0600; a checkpoint gets the mode any new file would (0666 less
+  // mkstemp creates the file 0600; the file gets the mode any new file would (0666 less
   // the umask), as it would without the temporary file.
   const mode_t mask = ::umask(0);
   ::umask(mask);
@@ -186,4 +234,4 @@ void check_writable(const std::string& path, const char* what) {
   ::unlink(tmp.c_str());
 }
 
-}  // namespace ember::detail
+}  // namespace ember::io

@@ -1,0 +1,76 @@
+#pragma once
+// Files named by callers, who may name anything (a directory, a FIFO, a device, a dangling
+// symlink): readers open only regular files and never block on a FIFO; writers replace a
+// regular file atomically (a temporary file beside it, fsync, rename) and refuse everything
+// else. Used by nn's checkpoints (safetensors) and data's IDX reader; POSIX only.
+//
+// read_file, atomic_write and check_writable throw IOError "<what>: ...", naming the path (what
+// names the caller: "load_file", "save_file"). InputFile reports instead of throwing, so that a
+// reader words its own errors.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ember/core/export.h"
+
+namespace ember::io {
+
+/// A regular file open for reading (read-only, close-on-exec), closed by the destructor.
+class EMBER_API InputFile {
+ public:
+  /// Why the file is not open, or why the last read failed.
+  enum class Problem {
+    None,
+    Open,        // the path could not be looked at or opened: why() is strerror's text
+    Stat,        // the opened file could not be looked at: why() is strerror's text
+    Directory,   // why() is "is a directory"
+    NotRegular,  // why() is "is not a regular file (a FIFO, socket or device)"
+    Read,        // read() failed: why() is strerror's text
+  };
+
+  /// Opens path when it names a regular file (symlinks followed), without ever blocking: the
+  /// path is looked at first (open() of a FIFO waits for a writer), then opened without
+  /// blocking, and the opened file is looked at again in case the path changed in between.
+  /// On failure is_open() is false, and problem() and why() say what failed.
+  explicit InputFile(const std::string& path);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  bool is_open() const { return fd_ >= 0; }
+  Problem problem() const { return problem_; }
+  const std::string& why() const { return why_; }
+  /// The file's size in bytes when it was opened.
+  uint64_t size() const { return size_; }
+
+  /// Reads up to n bytes into dst (retrying when a signal interrupts): how many were read, 0 at
+  /// the end of the file, or -1 with problem() Read and why() set.
+  int64_t read(void* dst, size_t n);
+  /// Appends the rest of the file to out: true, or false with problem() Read and why() set.
+  bool read_all(std::string& out);
+
+ private:
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  Problem problem_ = Problem::None;
+  std::string why_;
+};
+
+/// The whole of the regular file at path. IOError "<what>: cannot open \"<path>\": <why>" with
+/// InputFile's why(), or "<what>: reading failed for \"<path>\": <strerror>".
+EMBER_API std::string read_file(const std::string& path, const char* what);
+
+/// Writes bytes to path atomically: a temporary file "<target>.tmp-<pid>-XXXXXX" beside the
+/// target, fsync, rename. The target is path, or the regular file its symlinks lead to (the
+/// link stays a link). A failure (IOError "<what>: ...") leaves any previous file untouched and
+/// no temporary behind. Refused with IOError "<what>: \"<path>\" ...": a path that exists and is
+/// not a regular file, has no write bit in its mode (even for root, whom access() lets write
+/// anything), or is a dangling symlink. A new file gets 0666 less the umask. Temporaries of the
+/// same target that a killed write left (their process gone, over an hour old) are removed.
+EMBER_API void atomic_write(const std::string& path, const std::string& bytes, const char* what);
+
+/// Checks, before any long work, that atomic_write(path, ...) can succeed as far as can be
+/// known: the target rules, and a temporary file created and removed beside it.
+EMBER_API void check_writable(const std::string& path, const char* what);
+
+}  // namespace ember::io
