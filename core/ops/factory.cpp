@@ -103,12 +103,30 @@ Tensor& normal_(Tensor& t, double mean, double std) {
   return draw_into(t, RandomKind::Normal, mean, std, "normal_");
 }
 
-Tensor empty_like(const Tensor& t) { return empty(t.shape(), like(t, "empty_like")); }
-Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), like(t, "zeros_like")); }
-Tensor ones_like(const Tensor& t) { return ones(t.shape(), like(t, "ones_like")); }
-Tensor full_like(const Tensor& t, double v) { return full(t.shape(), v, like(t, "full_like")); }
-Tensor rand_like(const Tensor& t) { return rand(t.shape(), like(t, "rand_like")); }
-Tensor randn_like(const Tensor& t) { return randn(t.shape(), like(t, "randn_like")); }
+Tensor empty_like(const Tensor& t) {
+  const TensorOptions o = like(t, "empty_like");  // first: it checks that t is defined
+  return empty(t.shape(), o);
+}
+Tensor zeros_like(const Tensor& t) {
+  const TensorOptions o = like(t, "zeros_like");  // first: it checks that t is defined
+  return zeros(t.shape(), o);
+}
+Tensor ones_like(const Tensor& t) {
+  const TensorOptions o = like(t, "ones_like");  // first: it checks that t is defined
+  return ones(t.shape(), o);
+}
+Tensor full_like(const Tensor& t, double v) {
+  const TensorOptions o = like(t, "full_like");
+  return full(t.shape(), v, o);
+}
+Tensor rand_like(const Tensor& t) {
+  const TensorOptions o = like(t, "rand_like");  // first: it checks that t is defined
+  return rand(t.shape(), o);
+}
+Tensor randn_like(const Tensor& t) {
+  const TensorOptions o = like(t, "randn_like");  // first: it checks that t is defined
+  return randn(t.shape(), o);
+}
 
 template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, TensorOptions o) {
