@@ -94,6 +94,14 @@ void Backend::batch_norm_backward(const Tensor&, const Tensor&, const Tensor&, c
                                   const Tensor&, const Tensor&, const Tensor&, bool, double) {
   not_implemented("batch_norm_backward");
 }
+void Backend::layer_norm(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                         const Tensor&, double) {
+  not_implemented("layer_norm");
+}
+void Backend::layer_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                  const Tensor&, const Tensor&, const Tensor&) {
+  not_implemented("layer_norm_backward");
+}
 void Backend::index_select(const Tensor&, const Tensor&, int, const Tensor&, const char* op) {
   not_implemented(op);
 }

@@ -132,6 +132,17 @@ class EMBER_API Backend {
                                    const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
                                    const Tensor& weight, const Tensor& save_mean, const Tensor& save_invstd,
                                    bool training, double eps);
+  /// Layer norm over contiguous [rows, cols] input: each row normalised by its own mean and
+  /// biased variance; save_mean / save_rstd ([rows], float64 whatever input's dtype, so that
+  /// the backward's x - mean keeps a large offset's small deviations) get the mean and
+  /// 1 / sqrt(var + eps). weight, bias ([cols]) may be undefined.
+  virtual void layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
+                          const Tensor& input, const Tensor& weight, const Tensor& bias, double eps);
+  /// All three gradients of layer_norm from the forward's saved statistics, everything
+  /// contiguous; any of grad_input, grad_weight, grad_bias, weight may be undefined.
+  virtual void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,
+                                   const Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
+                                   const Tensor& weight, const Tensor& save_mean, const Tensor& save_rstd);
 
   // ---- indexing (indices int64; out of range -> IndexError naming op) ----
   virtual void index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,

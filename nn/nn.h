@@ -15,6 +15,7 @@
 #include "ember/nn/models/small_resnet.h"
 #include "ember/nn/models/tutorial_net.h"
 #include "ember/nn/module.h"
+#include "ember/nn/normalization.h"
 #include "ember/nn/optim.h"
 #include "ember/nn/pooling.h"
 #include "ember/nn/serialization.h"

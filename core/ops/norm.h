@@ -1,5 +1,6 @@
 #pragma once
-// Batch normalisation over [N, C] or [N, C, H, W] input, as torch.nn.functional.batch_norm.
+// Batch normalisation over [N, C] or [N, C, H, W] input, as torch.nn.functional.batch_norm,
+// and layer normalisation over trailing dims, as torch.nn.functional.layer_norm.
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -12,5 +13,12 @@ namespace ember {
 EMBER_API Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                             const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
                             bool training = true, double momentum = 0.1, double eps = 1e-5);
+
+/// Normalises over the last normalized_shape.size() dims of input, which must equal
+/// normalized_shape: each slice by its own mean and biased variance, then times weight and plus
+/// bias (each of normalized_shape's shape, optional). An empty input gives an empty output.
+EMBER_API Tensor layer_norm(const Tensor& input, const Shape& normalized_shape,
+                            const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                            double eps = 1e-5);
 
 }  // namespace ember

@@ -73,6 +73,13 @@ class EMBER_API CpuBackend : public Backend {
                            const Tensor& save_mean, const Tensor& save_invstd, bool training,
                            double eps) override;
 
+  // cpu_layer_norm.cpp
+  void layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd, const Tensor& input,
+                  const Tensor& weight, const Tensor& bias, double eps) override;
+  void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
+                           const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                           const Tensor& save_mean, const Tensor& save_rstd) override;
+
   // cpu_index.cpp
   void index_select(const Tensor& out, const Tensor& in, int dim, const Tensor& index,
                     const char* op) override;

@@ -27,5 +27,7 @@ inline ArgSpec boolean(const std::string& name, Shape shape) {
 /// The cases whose sizes reach the CUDA block-reduction and wide-row kernels
 /// (op_catalog_block_paths.cpp).
 std::vector<OpSpec> block_path_cases();
+/// layer_norm's cases (op_catalog_layernorm.cpp).
+std::vector<OpSpec> layernorm_cases();
 
 }  // namespace ember::test

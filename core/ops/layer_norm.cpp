@@ -1,0 +1,99 @@
+// layer_norm: the input seen as [rows, cols] (cols the product of normalized_shape), one
+// backend call per direction; the statistics of each row are saved for the fused backward.
+#include <string>
+
+#include "ember/core/autograd/node.h"
+#include "ember/core/backend.h"
+#include "ember/core/ops/check.h"
+#include "ember/core/ops/elementwise.h"
+#include "ember/core/ops/norm.h"
+
+namespace ember {
+namespace {
+
+class LayerNormNode final : public Node {
+ public:
+  LayerNormNode() : Node("layer_norm") {}
+  std::vector<Tensor> backward(const Tensor& g) override {
+    const Tensor& x = saved(0);
+    const Tensor& w = saved(1);
+    const Tensor& mean = saved(2);
+    const Tensor& rstd = saved(3);
+    const Shape row = {x.size(1)};
+    std::vector<Tensor> grads(3);
+    if (needs_grad(0)) grads[0] = detail::make_empty(x.shape(), x.dtype(), x.device());
+    if (needs_grad(1)) grads[1] = detail::make_empty(row, x.dtype(), x.device());
+    if (needs_grad(2)) grads[2] = detail::make_empty(row, x.dtype(), x.device());
+    backend_for(x.device())
+        .layer_norm_backward(grads[0], grads[1], grads[2], g.contiguous(), x, w, mean, rstd);
+    return grads;
+  }
+};
+
+// "[*, 3, 4]": the input shapes normalized_shape accepts, as PyTorch's message writes them.
+std::string trailing_str(const Shape& normalized_shape) {
+  const std::string s = shape_str(normalized_shape);
+  return "[*, " + s.substr(1);
+}
+
+void check_affine(const char* name, const Tensor& t, const Shape& normalized_shape) {
+  if (t.defined() && t.shape() != normalized_shape)
+    raise<ShapeError>("shape mismatch in layer_norm: ", name, " ", shape_str(t.shape()),
+                      " does not match normalized_shape ", shape_str(normalized_shape));
+}
+
+// No rows, or rows of no elements: nothing to normalise. Written with ops, so autograd gives
+// weight and bias zero gradients (sums over no elements) and the input an empty one.
+Tensor empty_layer_norm(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  Tensor out = input.clone();
+  if (weight.defined()) out = out * weight;
+  if (bias.defined()) out = out + bias;
+  return out;
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps) {
+  const char* op = "layer_norm";
+  check_defined(op, {{"input", input}});
+  check_same_device(op, {{"input", input}, {"weight", weight}, {"bias", bias}});
+  check_floating(op, {"input", input});
+  check_same_dtype(op, {{"input", input}, {"weight", weight}, {"bias", bias}});
+  if (normalized_shape.empty())
+    raise<ValueError>("layer_norm: normalized_shape must have at least one dim, got []");
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  bool fits = input.dim() >= k;
+  for (int64_t d = 0; fits && d < k; ++d) fits = input.size(input.dim() - k + d) == normalized_shape[d];
+  if (!fits)
+    raise<ShapeError>("shape mismatch in layer_norm: given normalized_shape=", shape_str(normalized_shape),
+                      ", expected input with shape ", trailing_str(normalized_shape),
+                      ", but got input of size ", shape_str(input.shape()));
+  check_affine("weight", weight, normalized_shape);
+  check_affine("bias", bias, normalized_shape);
+  if (!(eps >= 0)) raise<ValueError>("layer_norm: expected eps >= 0, got eps=", eps);
+  if (input.numel() == 0) return empty_layer_norm(input, weight, bias);
+
+  // Non-empty: every size is positive and their product (numel) fits, so no overflow here.
+  int64_t cols = 1;
+  for (int64_t n : normalized_shape) cols *= n;
+  const int64_t rows = input.numel() / cols;
+  const Tensor x = input.contiguous().reshape({rows, cols});
+  const Tensor w = weight.defined() ? weight.contiguous().reshape({cols}) : Tensor();
+  const Tensor b = bias.defined() ? bias.contiguous().reshape({cols}) : Tensor();
+  Tensor out = detail::make_empty(x.shape(), x.dtype(), x.device());
+  Tensor mean = detail::make_empty({rows}, kFloat64, x.device());
+  Tensor rstd = detail::make_empty({rows}, kFloat64, x.device());
+  backend_for(x.device()).layer_norm(out, mean, rstd, x, w, b, eps);
+  if (autograd::any_requires_grad({&x, &w, &b})) {
+    auto node = autograd::make_node<LayerNormNode>();
+    node->save(x);
+    node->save(w);
+    node->save(mean);
+    node->save(rstd);
+    autograd::record(out, node, {&x, &w, &b});
+  }
+  return out.reshape(input.shape());
+}
+
+}  // namespace ember

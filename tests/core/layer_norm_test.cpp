@@ -1,0 +1,186 @@
+// layer_norm against hand-computed numbers, rows with a large common offset, its gradients'
+// closed forms, thread-count independence of the weight and bias gradients, empty inputs,
+// and the argument checks (devices, then dtypes, then shapes). Finite differences and the
+// CUDA parity run from the op catalog (tests/support/op_catalog_layernorm.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "ember/ember.h"
+#include "support/emulated_cuda.h"
+#include "support/expect.h"
+#include "support/threads_guard.h"
+
+using namespace ember;
+using ember::test::values_near;
+
+namespace {
+
+// Each row of x ([rows, cols], float64 values) normalised in double, the test's reference.
+std::vector<double> reference(const std::vector<double>& x, int64_t cols, double eps) {
+  std::vector<double> out(x.size());
+  for (size_t lo = 0; lo < x.size(); lo += static_cast<size_t>(cols)) {
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < cols; ++j) mean += x[lo + static_cast<size_t>(j)];
+    mean /= static_cast<double>(cols);
+    for (int64_t j = 0; j < cols; ++j) var += std::pow(x[lo + static_cast<size_t>(j)] - mean, 2);
+    var /= static_cast<double>(cols);
+    for (int64_t j = 0; j < cols; ++j)
+      out[lo + static_cast<size_t>(j)] = (x[lo + static_cast<size_t>(j)] - mean) / std::sqrt(var + eps);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(LayerNorm, HandCheckedRow) {
+  // 1, 2, 3, 4: mean 2.5, biased variance 1.25, so -1.5, -0.5, 0.5, 1.5 over sqrt(1.25 + eps).
+  for (DType dtype : {kFloat32, kFloat64}) {
+    const double eps = 1e-5, s = 1 / std::sqrt(1.25 + eps);
+    const Tensor out = layer_norm(tensor({1, 2, 3, 4}, dtype).reshape({1, 4}), {4});
+    EXPECT_EQ(out.dtype(), dtype);
+    EXPECT_TRUE(values_near(out, {-1.5 * s, -0.5 * s, 0.5 * s, 1.5 * s}, {1, 4}, 1e-6));
+    EXPECT_TRUE(values_near(out, {-1.3416, -0.4472, 0.4472, 1.3416}, {1, 4}, 1e-4));
+  }
+}
+
+TEST(LayerNorm, WeightBiasAndTwoDimensionalShape) {
+  // [2, 2, 2]: row 0 holds 1, 2, 3, 4; row 1 holds 0, 0, 4, 4 (mean 2, variance 4).
+  const Tensor x = tensor({1, 2, 3, 4, 0, 0, 4, 4}).reshape({2, 2, 2});
+  const Tensor w = tensor({1, 2, -1, 0.5}).reshape({2, 2}), b = tensor({0, 1, 0, -1}).reshape({2, 2});
+  const double eps = 1e-3, s0 = 1 / std::sqrt(1.25 + eps), s1 = 1 / std::sqrt(4 + eps);
+  const Tensor out = layer_norm(x, {2, 2}, w, b, eps);
+  EXPECT_TRUE(values_near(out,
+                          {-1.5 * s0, -0.5 * s0 * 2 + 1, -0.5 * s0, 1.5 * s0 * 0.5 - 1,  //
+                           -2 * s1, -2 * s1 * 2 + 1, -2 * s1, 2 * s1 * 0.5 - 1},
+                          {2, 2, 2}));
+  // Over the last dim only: pairs (1, 2), (3, 4), (0, 0), (4, 4).
+  const double p = 0.5 / std::sqrt(0.25 + eps);
+  EXPECT_TRUE(
+      values_near(layer_norm(x, {2}, Tensor(), Tensor(), eps), {-p, p, -p, p, 0, 0, 0, 0}, {2, 2, 2}));
+}
+
+TEST(LayerNorm, LargeOffsetRowsKeepTheirDeviations) {
+  // 10^4 + k / 8: exact in float32, whose spacing there is 2^-10. E[x^2] - E[x]^2 in float
+  // would subtract two numbers near 10^8 (spacing 8) to get a variance of 0.0205.
+  std::vector<double> row;
+  for (int k = 0; k < 8; ++k) row.push_back(1e4 + k / 8.0);
+  const Tensor out = layer_norm(from_vector(row, {1, 8}).to(kFloat32), {8});
+  EXPECT_TRUE(values_near(out, reference(row, 8, 1e-5), {1, 8}, 1e-4));
+
+  // Long rows (longer than the CPU's 4096-element spans) of 10^4 + 0.01 z, against the
+  // float64 reference from the same float32 values.
+  manual_seed(5);
+  const int64_t cols = 10000;
+  const Tensor x = randn({3, cols}) * 0.01 + 1e4;
+  const std::vector<double> expected = reference(x.to_vector<double>(), cols, 1e-5);
+  EXPECT_TRUE(values_near(layer_norm(x, {cols}), expected, {3, cols}, 1e-4));
+  // The backward sees the same deviations: with eps 0, sum(y * y) is the row length whatever
+  // x is, so its input gradient is zero up to rounding (about 1e-4 here, rstd being 100). A
+  // float-rounded mean would shift x_hat by up to 0.05 and the gradient by about 10.
+  const Tensor xr = x.detach().requires_grad_(true);
+  const Tensor y = layer_norm(xr, {cols}, Tensor(), Tensor(), 0.0);
+  (y * y).sum().backward();
+  EXPECT_LT(max(xr.grad().abs()).item<double>(), 1e-2);
+}
+
+TEST(LayerNorm, GradientsHaveTheirClosedForms) {
+  manual_seed(1);
+  const Tensor x = randn({6, 5}, kFloat64).requires_grad_(true);
+  const Tensor w = randn({5}, kFloat64).requires_grad_(true);
+  const Tensor b = randn({5}, kFloat64).requires_grad_(true);
+  layer_norm(x, {5}, w, b).sum().backward();
+  // d/db sums the ones over rows; d/dw sums x_hat over rows; d/dx of a row's sum of w * x_hat
+  // is rstd * (w - mean(w) - x_hat * mean(w * x_hat)).
+  EXPECT_TRUE(values_near(b.grad(), std::vector<double>(5, 6.0), {5}, 1e-12));
+  const Tensor xhat = layer_norm(x.detach(), {5});
+  EXPECT_TRUE(values_near(w.grad(), sum(xhat, {0}).to_vector<double>(), {5}, 1e-12));
+  const Tensor var = mean((x.detach() - mean(x.detach(), {1}, true)).pow(2.0), {1}, true);
+  const Tensor rstd = 1.0 / (var + 1e-5).sqrt();
+  const Tensor wx = w.detach() * xhat;
+  const Tensor gx = rstd * (w.detach() - mean(w.detach()) - xhat * mean(wx, {1}, true));
+  EXPECT_TRUE(values_near(x.grad(), gx.to_vector<double>(), {6, 5}, 1e-10));
+}
+
+TEST(LayerNorm, WeightAndBiasGradientsDoNotDependOnTheThreadCount) {
+  manual_seed(2);
+  const Tensor x = randn({4000, 24}), g = randn({4000, 24});
+  auto grads = [&] {
+    const Tensor w = ones({24}).requires_grad_(true), b = zeros({24}).requires_grad_(true);
+    layer_norm(x, {24}, w, b).backward(g);
+    return std::make_pair(w.grad().to_vector<float>(), b.grad().to_vector<float>());
+  };
+  std::pair<std::vector<float>, std::vector<float>> one, four;
+  {
+    test::ThreadsGuard threads(1);
+    one = grads();
+  }
+  {
+    test::ThreadsGuard threads(4);
+    four = grads();
+  }
+  EXPECT_EQ(one.first, four.first);
+  EXPECT_EQ(one.second, four.second);
+}
+
+TEST(LayerNorm, EmptyInputs) {
+  const Tensor w = ones({5}).requires_grad_(true), b = zeros({5}).requires_grad_(true);
+  const Tensor x = zeros({0, 5}).requires_grad_(true);
+  const Tensor out = layer_norm(x, {5}, w, b);
+  EXPECT_EQ(out.shape(), (Shape{0, 5}));
+  out.sum().backward();
+  EXPECT_EQ(x.grad().shape(), (Shape{0, 5}));
+  EXPECT_TRUE(values_near(w.grad(), {0, 0, 0, 0, 0}, {5}));
+  EXPECT_TRUE(values_near(b.grad(), {0, 0, 0, 0, 0}, {5}));
+  // Rows of no elements.
+  EXPECT_EQ(layer_norm(zeros({3, 0}), {0}).shape(), (Shape{3, 0}));
+}
+
+TEST(LayerNorm, ShapeErrors) {
+  const Tensor x = zeros({2, 4});
+  EXPECT_THROW_LINE(
+      layer_norm(x, {3}), ShapeError,
+      "shape mismatch in layer_norm: given normalized_shape=[3], expected input with shape [*, 3], "
+      "but got input of size [2, 4]");
+  EXPECT_THROW_LINE(layer_norm(x, {2, 2}), ShapeError,
+                    "shape mismatch in layer_norm: given normalized_shape=[2, 2], expected input with shape "
+                    "[*, 2, 2], but got input of size [2, 4]");
+  EXPECT_THROW_LINE(layer_norm(zeros({4}), {2, 4}), ShapeError,
+                    "shape mismatch in layer_norm: given normalized_shape=[2, 4], expected input with shape "
+                    "[*, 2, 4], but got input of size [4]");
+  EXPECT_THROW_LINE(layer_norm(x, {4}, zeros({3})), ShapeError,
+                    "shape mismatch in layer_norm: weight [3] does not match normalized_shape [4]");
+  EXPECT_THROW_LINE(layer_norm(x, {4}, zeros({4}), zeros({1, 4})), ShapeError,
+                    "shape mismatch in layer_norm: bias [1, 4] does not match normalized_shape [4]");
+  EXPECT_THROW_LINE(layer_norm(x, {}), ValueError,
+                    "layer_norm: normalized_shape must have at least one dim, got []");
+  EXPECT_THROW_LINE(layer_norm(x, {4}, Tensor(), Tensor(), -1), ValueError,
+                    "layer_norm: expected eps >= 0, got eps=-1");
+}
+
+TEST(LayerNorm, DTypeErrors) {
+  EXPECT_THROW_LINE(layer_norm(zeros({2, 4}, kInt64), {4}), DTypeError,
+                    "dtype mismatch in layer_norm: input must be float32 or float64, got int64");
+  EXPECT_THROW_LINE(layer_norm(zeros({2, 4}), {4}, zeros({4}, kFloat64)), DTypeError,
+                    "dtype mismatch in layer_norm: input is float32 but weight is float64");
+  EXPECT_THROW_LINE(layer_norm(zeros({2, 4}), {4}, zeros({4}), zeros({4}, kFloat64)), DTypeError,
+                    "dtype mismatch in layer_norm: input is float32 but bias is float64");
+  // Dtypes are checked before shapes.
+  EXPECT_THROW_LINE(layer_norm(zeros({2, 4}), {3}, zeros({3}, kFloat64)), DTypeError,
+                    "dtype mismatch in layer_norm: input is float32 but weight is float64");
+}
+
+TEST(LayerNorm, DeviceErrorsComeFirst) {
+  test::EmulatedCuda emu(1);
+  const Tensor x = zeros({2, 4});
+  EXPECT_THROW_LINE(layer_norm(x, {4}, zeros({4}, Device::cuda(0))), DeviceMismatchError,
+                    "tensors on different devices: layer_norm got input on cpu and weight on cuda:0");
+  EXPECT_THROW_LINE(layer_norm(x, {4}, zeros({4}), zeros({4}, Device::cuda(0))), DeviceMismatchError,
+                    "tensors on different devices: layer_norm got input on cpu and bias on cuda:0");
+  // Before dtypes and shapes: an int64 bias of the wrong shape on another device.
+  EXPECT_THROW_LINE(layer_norm(x, {4}, Tensor(), zeros({3}, TensorOptions(kInt64).device(Device::cuda(0)))),
+                    DeviceMismatchError,
+                    "tensors on different devices: layer_norm got input on cpu and bias on cuda:0");
+  EXPECT_THROW_LINE(layer_norm(Tensor(), {4}), ValueError, "layer_norm: input is an undefined tensor");
+}
