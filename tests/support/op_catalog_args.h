@@ -27,5 +27,7 @@ inline ArgSpec boolean(const std::string& name, Shape shape) {
 /// The cases whose sizes reach the CUDA block-reduction and wide-row kernels
 /// (op_catalog_block_paths.cpp).
 std::vector<OpSpec> block_path_cases();
+/// The class losses' ignore_index and label_smoothing cases (op_catalog_training.cpp).
+std::vector<OpSpec> training_cases();
 
 }  // namespace ember::test
