@@ -58,11 +58,12 @@ void Backend::softmax(const Tensor&, const Tensor&, bool) { not_implemented("sof
 void Backend::softmax_backward(const Tensor&, const Tensor&, const Tensor&, bool) {
   not_implemented("softmax_backward");
 }
-void Backend::class_loss(const Tensor&, const Tensor&, const Tensor&, bool, const char* op) {
+void Backend::class_loss(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const ClassLossParams&,
+                         const char* op) {
   not_implemented(op);
 }
-void Backend::class_loss_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, bool,
-                                  const char*) {
+void Backend::class_loss_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                  const ClassLossParams&, const char*) {
   not_implemented("class_loss_backward");
 }
 void Backend::conv2d(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {

@@ -92,14 +92,18 @@ class EMBER_API Backend {
   /// grad_in from grad_out and the forward's output.
   virtual void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, bool log);
   /// losses[n] = -log_softmax(input)[n, target[n]] (or -input[n, target[n]] when
-  /// input_is_log_prob: nll_loss). Targets outside [0, C) raise IndexError naming op.
-  virtual void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target,
-                          bool input_is_log_prob, const char* op);
-  /// grad_input[n, c] = grad_losses[n] * (softmax(input)[n, c] - [c == target[n]])
-  /// (or -grad_losses[n] * [c == target[n]] when input_is_log_prob). Targets outside
-  /// [0, C) raise IndexError naming op, as the forward's.
+  /// p.input_is_log_prob: nll_loss); with label smoothing eps, (1 - eps) times that plus
+  /// eps / C * sum_c -log_softmax(input)[n, c]. A target equal to p.ignore_index gives 0.
+  /// valid (undefined, or [N] of the input's dtype) gets 1 where the target counts, else 0.
+  /// Other targets outside [0, C) raise IndexError naming op.
+  virtual void class_loss(const Tensor& losses, const Tensor& valid, const Tensor& input,
+                          const Tensor& target, const ClassLossParams& p, const char* op);
+  /// grad_input[n, c] = grad_losses[n] * (softmax(input)[n, c] - (1 - eps) [c == target[n]] - eps / C)
+  /// (or -grad_losses[n] * [c == target[n]] when p.input_is_log_prob); 0 in rows whose
+  /// target is p.ignore_index. Other targets outside [0, C) raise IndexError naming op, as
+  /// the forward's.
   virtual void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
-                                   const Tensor& target, bool input_is_log_prob, const char* op);
+                                   const Tensor& target, const ClassLossParams& p, const char* op);
 
   // ---- convolution and pooling (NCHW, contiguous inputs) ----
   virtual void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,

@@ -86,6 +86,13 @@ enum class RandomKind : uint8_t {
   Integer,  // [a, b)
 };
 
+// What a class loss (cross_entropy, nll_loss) makes of its targets, as PyTorch's arguments.
+struct ClassLossParams {
+  bool input_is_log_prob = false;  // nll_loss: the input holds log-probabilities already
+  int64_t ignore_index = -100;     // targets equal to it give 0 loss and 0 gradient
+  double label_smoothing = 0;      // cross_entropy only, in [0, 1]
+};
+
 struct Conv2dParams {
   int64_t stride_h = 1, stride_w = 1;
   int64_t pad_h = 0, pad_w = 0;

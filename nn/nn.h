@@ -1,8 +1,9 @@
 #pragma once
 // ember::nn: modules, layers, losses, functional forms, initialisation, optimizers,
-// learning-rate schedules and safetensors checkpoints.
+// gradient clipping, learning-rate schedules and safetensors checkpoints.
 #include "ember/nn/activation.h"
 #include "ember/nn/batchnorm.h"
+#include "ember/nn/clip_grad.h"
 #include "ember/nn/container.h"
 #include "ember/nn/conv.h"
 #include "ember/nn/dropout.h"

@@ -27,21 +27,21 @@ Tensor reduce_loss(const Tensor& losses, Reduction r) {
 
 class ClassLossNode final : public Node {
  public:
-  ClassLossNode(const char* name, bool log_prob) : Node(name), log_prob_(log_prob) {}
+  ClassLossNode(const char* name, const ClassLossParams& p) : Node(name), params_(p) {}
   std::vector<Tensor> backward(const Tensor& g) override {
     const Tensor& input = saved(0);
     const Tensor& target = saved(1);
     Tensor grad = detail::make_empty(input.shape(), input.dtype(), input.device());
-    backend_for(input.device()).class_loss_backward(grad, g.contiguous(), input, target, log_prob_, name());
+    backend_for(input.device()).class_loss_backward(grad, g.contiguous(), input, target, params_, name());
     return {grad, Tensor()};
   }
 
  private:
-  bool log_prob_;
+  ClassLossParams params_;
 };
 
 Tensor class_loss(const char* name, const Tensor& input_in, const Tensor& target_in, Reduction reduction,
-                  bool log_prob) {
+                  const ClassLossParams& params) {
   check_defined(name, {{"input", input_in}, {"target", target_in}});
   check_same_device(name, {{"input", input_in}, {"target", target_in}});
   check_floating(name, {"input", input_in});
@@ -56,26 +56,37 @@ Tensor class_loss(const char* name, const Tensor& input_in, const Tensor& target
                       " does not match input of shape ", shape_str(input_in.shape()));
   input = input.contiguous();
   target = target.contiguous();
-  Tensor losses = detail::make_empty({input.size(0)}, input.dtype(), input.device());
-  if (losses.numel()) backend_for(input.device()).class_loss(losses, input, target, log_prob, name);
+  const int64_t N = input.size(0);
+  Tensor losses = detail::make_empty({N}, input.dtype(), input.device());
+  // The mean divides by the targets that count: valid holds 1 for each, 0 for ignored ones.
+  Tensor valid;
+  if (reduction == Reduction::Mean) valid = detail::make_empty({N}, input.dtype(), input.device());
+  if (N) backend_for(input.device()).class_loss(losses, valid, input, target, params, name);
   if (autograd::any_requires_grad({&input})) {
-    auto node = autograd::make_node<ClassLossNode>(name, log_prob);
+    auto node = autograd::make_node<ClassLossNode>(name, params);
     node->save(input);
     node->save(target);
     autograd::record(losses, node, {&input, &target});
   }
   if (single && reduction == Reduction::None) losses = losses.reshape({});
-  return reduce_loss(losses, reduction);
+  if (reduction != Reduction::Mean) return reduce_loss(losses, reduction);
+  // mean(losses) * (N / count) rather than sum / count: with nothing ignored the factor is
+  // exactly 1, so the plain mean's value is kept bit for bit; with every target ignored it
+  // is 0 * inf = nan, as PyTorch gives. No value is read back to the host.
+  return mean(losses) * rdiv(sum(valid), static_cast<double>(N));
 }
 
 }  // namespace
 
-Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction) {
-  return class_loss("cross_entropy", input, target, reduction, false);
+Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction, int64_t ignore_index,
+                     double label_smoothing) {
+  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0))
+    raise<ValueError>("cross_entropy: label_smoothing must be between 0.0 and 1.0, got ", label_smoothing);
+  return class_loss("cross_entropy", input, target, reduction, {false, ignore_index, label_smoothing});
 }
 
-Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  return class_loss("nll_loss", input, target, reduction, true);
+Tensor nll_loss(const Tensor& input, const Tensor& target, Reduction reduction, int64_t ignore_index) {
+  return class_loss("nll_loss", input, target, reduction, {true, ignore_index, 0.0});
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {

@@ -43,10 +43,10 @@ class EMBER_API CpuBackend : public Backend {
   // cpu_softmax_loss.cpp
   void softmax(const Tensor& out, const Tensor& in, bool log) override;
   void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, bool log) override;
-  void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target, bool input_is_log_prob,
-                  const char* op) override;
+  void class_loss(const Tensor& losses, const Tensor& valid, const Tensor& input, const Tensor& target,
+                  const ClassLossParams& p, const char* op) override;
   void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
-                           const Tensor& target, bool input_is_log_prob, const char* op) override;
+                           const Tensor& target, const ClassLossParams& p, const char* op) override;
 
   // conv/cpu_conv.cpp
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,

@@ -5,6 +5,7 @@
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
+#include "ember/kernels/class_loss_smoothing.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 
@@ -77,41 +78,68 @@ void CpuBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out,
   });
 }
 
-void CpuBackend::class_loss(const Tensor& losses, const Tensor& input, const Tensor& target,
-                            bool input_is_log_prob, const char* op) {
+void CpuBackend::class_loss(const Tensor& losses, const Tensor& valid, const Tensor& input,
+                            const Tensor& target, const ClassLossParams& p, const char* op) {
   const int64_t N = input.size(0), C = input.size(1);
   const int64_t* t = static_cast<const int64_t*>(target.raw_data());
-  for (int64_t n = 0; n < N; ++n) check_target(t[n], C, op);
+  for (int64_t n = 0; n < N; ++n)
+    if (t[n] != p.ignore_index) check_target(t[n], C, op);
   EMBER_DISPATCH_FLOATING(input.dtype(), op, [&] {
     using T = scalar_t;
     const T* x = static_cast<const T*>(input.raw_data());
     T* l = static_cast<T*>(losses.raw_data());
+    T* v = valid.defined() ? static_cast<T*>(valid.raw_data()) : nullptr;
+    const SmoothingFactors<T> s(p, C);
     for_rows(N, C, [&](int64_t n) {
+      const bool ignored = t[n] == p.ignore_index;
+      if (v) v[n] = ignored ? T(0) : T(1);
+      if (ignored) {
+        l[n] = 0;
+        return;
+      }
       const T picked = x[n * C + t[n]];
-      l[n] = input_is_log_prob ? -picked : logsumexp(ConstRow<T>(x + n * C, C)) - picked;
+      if (p.input_is_log_prob) {
+        l[n] = -picked;
+        return;
+      }
+      ConstRow<T> xr(x + n * C, C);
+      const T lse = logsumexp(xr);
+      l[n] = s.on ? s.keep * (lse - picked) + s.spread * (lse - xr).sum() : lse - picked;
     });
   });
 }
 
 void CpuBackend::class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
-                                     const Tensor& target, bool input_is_log_prob, const char* op) {
+                                     const Tensor& target, const ClassLossParams& p, const char* op) {
   const int64_t N = input.size(0), C = input.size(1);
   const int64_t* t = static_cast<const int64_t*>(target.raw_data());
-  for (int64_t n = 0; n < N; ++n) check_target(t[n], C, op);
+  for (int64_t n = 0; n < N; ++n)
+    if (t[n] != p.ignore_index) check_target(t[n], C, op);
   EMBER_DISPATCH_FLOATING(input.dtype(), op, [&] {
     using T = scalar_t;
     const T* x = static_cast<const T*>(input.raw_data());
     const T* g = static_cast<const T*>(grad_losses.raw_data());
     T* gi = static_cast<T*>(grad_input.raw_data());
+    const SmoothingFactors<T> s(p, C);
     for_rows(N, C, [&](int64_t n) {
       Row<T> o(gi + n * C, C);
-      if (input_is_log_prob) {
+      if (t[n] == p.ignore_index) {
         o.setZero();
-      } else {
-        ConstRow<T> xr(x + n * C, C);
-        o = (xr - logsumexp(xr)).exp() * g[n];
+        return;
       }
-      o[t[n]] -= g[n];
+      if (p.input_is_log_prob) {
+        o.setZero();
+        o[t[n]] -= g[n];
+        return;
+      }
+      ConstRow<T> xr(x + n * C, C);
+      o = (xr - logsumexp(xr)).exp() * g[n];
+      if (s.on) {
+        o -= g[n] * s.spread;
+        o[t[n]] -= g[n] * s.keep;
+      } else {
+        o[t[n]] -= g[n];
+      }
     });
   });
 }

@@ -51,10 +51,10 @@ class CudaBackend : public Backend {
   // cuda_softmax_loss.cu
   void softmax(const Tensor& out, const Tensor& in, bool log) override;
   void softmax_backward(const Tensor& grad_in, const Tensor& grad_out, const Tensor& out, bool log) override;
-  void class_loss(const Tensor& losses, const Tensor& input, const Tensor& target, bool input_is_log_prob,
-                  const char* op) override;
+  void class_loss(const Tensor& losses, const Tensor& valid, const Tensor& input, const Tensor& target,
+                  const ClassLossParams& p, const char* op) override;
   void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
-                           const Tensor& target, bool input_is_log_prob, const char* op) override;
+                           const Tensor& target, const ClassLossParams& p, const char* op) override;
 
   // cuda_conv.cpp (cuDNN)
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "ember/core/dtype_dispatch.h"
+#include "ember/kernels/class_loss_smoothing.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/functors.h"
 
@@ -41,6 +42,12 @@ struct RowStats {
   __device__ T sum(const T* x, int64_t C) {
     T s = 0;
     for (int64_t j = threadIdx.x; j < C; j += B) s += x[j];
+    return share(Reduce(temp).Reduce(s, SumOp()));
+  }
+  // sum_j (shift - x[j]): label smoothing's sum of -log_softmax, with shift the log-sum-exp.
+  __device__ T sum_from(const T* x, int64_t C, T shift) {
+    T s = 0;
+    for (int64_t j = threadIdx.x; j < C; j += B) s += shift - x[j];
     return share(Reduce(temp).Reduce(s, SumOp()));
   }
   __device__ T sum_product(const T* x, const T* y, int64_t C) {
@@ -107,42 +114,65 @@ __global__ void softmax_backward_kernel(T* gi, const T* g, const T* y, int64_t r
   }
 }
 
+// Every thread of a block takes the same branches (the row's target is shared), so the
+// block reductions inside them are reached by all.
 template <int B, class T>
-__global__ void class_loss_kernel(T* losses, const T* x, const int64_t* target, int64_t N, int64_t C,
-                                  bool log_prob, cuda_detail::IndexFlag* flag, int code) {
+__global__ void class_loss_kernel(T* losses, T* valid, const T* x, const int64_t* target, int64_t N,
+                                  int64_t C, bool log_prob, int64_t ignore_index, SmoothingFactors<T> sm,
+                                  cuda_detail::IndexFlag* flag, int code) {
   __shared__ RowStats<B, T> st;
   for (int64_t n = blockIdx.x; n < N; n += gridDim.x) {
     const T* xr = x + n * C;
     const int64_t t = target[n];
-    const bool valid = t >= 0 && t < C;
-    const T lse = log_prob ? T(0) : st.logsumexp(xr, C);
-    if (threadIdx.x == 0) {
-      if (!valid) {
-        cuda_detail::report_bad_index(flag, code, t, C);
-        losses[n] = NAN;
+    const bool ignored = t == ignore_index;
+    const bool in_range = t >= 0 && t < C;
+    T loss = 0;
+    if (!ignored && in_range) {
+      if (log_prob) {
+        loss = -xr[t];
       } else {
-        losses[n] = log_prob ? -xr[t] : lse - xr[t];
+        const T lse = st.logsumexp(xr, C);
+        loss = sm.on ? sm.keep * (lse - xr[t]) + sm.spread * st.sum_from(xr, C, lse) : lse - xr[t];
       }
+    }
+    if (threadIdx.x == 0) {
+      if (valid) valid[n] = ignored ? T(0) : T(1);
+      if (!ignored && !in_range) {
+        cuda_detail::report_bad_index(flag, code, t, C);
+        loss = NAN;
+      }
+      losses[n] = loss;
     }
   }
 }
 
 template <int B, class T>
 __global__ void class_loss_backward_kernel(T* gi, const T* g, const T* x, const int64_t* target, int64_t N,
-                                           int64_t C, bool log_prob, cuda_detail::IndexFlag* flag, int code) {
+                                           int64_t C, bool log_prob, int64_t ignore_index,
+                                           SmoothingFactors<T> sm, cuda_detail::IndexFlag* flag, int code) {
   __shared__ RowStats<B, T> st;
   for (int64_t n = blockIdx.x; n < N; n += gridDim.x) {
     const T* xr = x + n * C;
     T* o = gi + n * C;
     const int64_t t = target[n];
     const T gn = g[n];
+    if (t == ignore_index) {
+      for (int64_t j = threadIdx.x; j < C; j += B) o[j] = T(0);
+      continue;
+    }
     if (log_prob) {
       for (int64_t j = threadIdx.x; j < C; j += B) o[j] = j == t ? -gn : T(0);
     } else {
       const T lse = st.logsumexp(xr, C);
       for (int64_t j = threadIdx.x; j < C; j += B) {
-        const T v = fn::m_exp(xr[j] - lse) * gn;
-        o[j] = j == t ? v - gn : v;
+        T v = fn::m_exp(xr[j] - lse) * gn;
+        if (sm.on) {
+          v -= gn * sm.spread;
+          if (j == t) v -= gn * sm.keep;
+        } else if (j == t) {
+          v -= gn;
+        }
+        o[j] = v;
       }
     }
     if (threadIdx.x == 0 && !(t >= 0 && t < C)) cuda_detail::report_bad_index(flag, code, t, C);
@@ -202,8 +232,8 @@ void CudaBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out
   });
 }
 
-void CudaBackend::class_loss(const Tensor& losses, const Tensor& input, const Tensor& target,
-                             bool input_is_log_prob, const char* op) {
+void CudaBackend::class_loss(const Tensor& losses, const Tensor& valid, const Tensor& input,
+                             const Tensor& target, const ClassLossParams& p, const char* op) {
   const int64_t N = input.size(0), C = input.size(1);
   if (N == 0) return;
   const int dev = losses.device().index;
@@ -214,15 +244,17 @@ void CudaBackend::class_loss(const Tensor& losses, const Tensor& input, const Te
     with_block(C, [&](auto b) {
       EMBER_LAUNCH(class_loss_kernel<decltype(b)::value>, row_grid(N, dev), decltype(b)::value, 0,
                    cuda_detail::stream(dev), static_cast<scalar_t*>(losses.raw_data()),
+                   valid.defined() ? static_cast<scalar_t*>(valid.raw_data()) : nullptr,
                    static_cast<const scalar_t*>(input.raw_data()),
-                   static_cast<const int64_t*>(target.raw_data()), N, C, input_is_log_prob, flag, code);
+                   static_cast<const int64_t*>(target.raw_data()), N, C, p.input_is_log_prob, p.ignore_index,
+                   SmoothingFactors<scalar_t>(p, C), flag, code);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });
 }
 
 void CudaBackend::class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses,
-                                      const Tensor& input, const Tensor& target, bool input_is_log_prob,
+                                      const Tensor& input, const Tensor& target, const ClassLossParams& p,
                                       const char* op) {
   const int64_t N = input.size(0), C = input.size(1);
   if (N == 0 || C == 0) return;
@@ -236,7 +268,8 @@ void CudaBackend::class_loss_backward(const Tensor& grad_input, const Tensor& gr
                    cuda_detail::stream(dev), static_cast<scalar_t*>(grad_input.raw_data()),
                    static_cast<const scalar_t*>(grad_losses.raw_data()),
                    static_cast<const scalar_t*>(input.raw_data()),
-                   static_cast<const int64_t*>(target.raw_data()), N, C, input_is_log_prob, flag, code);
+                   static_cast<const int64_t*>(target.raw_data()), N, C, p.input_is_log_prob, p.ignore_index,
+                   SmoothingFactors<scalar_t>(p, C), flag, code);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });

@@ -437,11 +437,12 @@ TEST(CudaIndex, BadTargetsInTheBackwardNameTheLossOnBothDevices) {
   const Tensor g = from_vector(std::vector<float>{1, 1, 1}, {3});
   const char* msg = "cross_entropy: target 5 is out of range for 5 classes (expected 0 <= target < 5)";
   Tensor gi_cpu = zeros({3, 5});
-  EXPECT_THROW_LINE(
-      backend_for(Device::cpu()).class_loss_backward(gi_cpu, g, logits, bad, false, "cross_entropy"),
-      IndexError, msg);
+  EXPECT_THROW_LINE(backend_for(Device::cpu())
+                        .class_loss_backward(gi_cpu, g, logits, bad, ClassLossParams{}, "cross_entropy"),
+                    IndexError, msg);
   Tensor gi = empty_gpu({3, 5});
-  gpu().class_loss_backward(gi, g.cuda(), logits.cuda(), bad.cuda(), false, "cross_entropy");  // queued
+  gpu().class_loss_backward(gi, g.cuda(), logits.cuda(), bad.cuda(), ClassLossParams{},
+                            "cross_entropy");  // queued
   EXPECT_THROW_LINE(cuda::synchronize(), IndexError, msg);
 }
 

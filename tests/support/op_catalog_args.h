@@ -29,5 +29,7 @@ inline ArgSpec boolean(const std::string& name, Shape shape) {
 std::vector<OpSpec> block_path_cases();
 /// layer_norm's cases (op_catalog_layernorm.cpp).
 std::vector<OpSpec> layernorm_cases();
+/// The class losses' ignore_index and label_smoothing cases (op_catalog_training.cpp).
+std::vector<OpSpec> training_cases();
 
 }  // namespace ember::test
