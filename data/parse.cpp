@@ -14,8 +14,8 @@ namespace {
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 [[noreturn]] void bad_token(const std::string& token, size_t position, DType dtype) {
-  raise<ValueError>("parse_values: \"", token, "\" (value ", position, ") is not a valid ", dtype_name(dtype),
-                    " number");
+  raise<ValueError>("parse_values: \"", token, "\" (position ", position, ") is not a valid ",
+                    dtype_name(dtype), " number");
 }
 
 std::vector<std::string> words(const std::string& text) {

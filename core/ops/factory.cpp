@@ -146,18 +146,23 @@ template EMBER_API Tensor from_vector(const std::vector<int>&, const Shape&, Ten
 template EMBER_API Tensor from_vector(const std::vector<uint8_t>&, const Shape&, TensorOptions);
 template EMBER_API Tensor from_vector(const std::vector<bool>&, const Shape&, TensorOptions);
 
-Tensor tensor(std::initializer_list<double> values, TensorOptions o) {
-  return from_vector(std::vector<double>(values), {static_cast<int64_t>(values.size())}, o);
-}
-
-Tensor tensor(std::initializer_list<std::initializer_list<double>> rows, TensorOptions o) {
-  std::vector<double> flat;
-  const size_t cols = rows.size() ? rows.begin()->size() : 0;
-  for (const auto& r : rows) {
-    if (r.size() != cols) raise<ValueError>("tensor: rows of unequal length (", cols, " and ", r.size(), ")");
-    flat.insert(flat.end(), r.begin(), r.end());
+Tensor tensor(const NestedList& values, TensorOptions o) {
+  if (!o.has_dtype()) {
+    switch (values.kind()) {
+      case NestedList::Kind::Bool:
+        o.dtype(kBool);
+        break;
+      case NestedList::Kind::Integer:
+        o.dtype(kInt64);
+        break;
+      case NestedList::Kind::Empty:
+      case NestedList::Kind::Floating:
+        o.dtype(kFloat32);
+        break;
+    }
   }
-  return from_vector(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols)}, o);
+  if (values.kind() == NestedList::Kind::Floating) return from_vector(values.floats(), values.shape(), o);
+  return from_vector(values.integers(), values.shape(), o);
 }
 
 Tensor scalar_tensor(double value, TensorOptions o) { return filled({}, value, o, "scalar_tensor"); }

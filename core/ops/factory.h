@@ -3,6 +3,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "ember/core/ops/nested_list.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -33,11 +34,12 @@ EMBER_API Tensor full_like(const Tensor& t, double value);
 EMBER_API Tensor rand_like(const Tensor& t);
 EMBER_API Tensor randn_like(const Tensor& t);
 
-/// A 1-D tensor of the given values (float32 unless options say otherwise).
-EMBER_API Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
-/// A 2-D tensor from rows of equal length (ValueError otherwise).
-EMBER_API Tensor tensor(std::initializer_list<std::initializer_list<double>> rows,
-                        TensorOptions options = {});
+/// A tensor of the numbers in nested braced lists: tensor({1, 2}) is int64 [2],
+/// tensor({{1.5}, {2}}) float32 [2, 1], tensor({true, false}) bool [2]. As torch.tensor: any
+/// floating number makes the whole float32, else any integer int64, else bool; {} is
+/// float32 [0]. A dtype in options overrides that (the values converted to it, as from_vector
+/// converts). ValueError for rows of unequal length.
+EMBER_API Tensor tensor(const NestedList& values, TensorOptions options = {});
 /// A tensor of shape from row-major values (ShapeError when the counts differ), converted to
 /// options' dtype.
 template <class T>

@@ -9,7 +9,7 @@ int main() {
   const Device device = cuda::is_available() ? Device::cuda(0) : Device::cpu();
   std::cout << "Ember " << version() << " on " << device << "\n";
 
-  Tensor x = tensor({{1, 2, 3}, {4, 5, 6}}, device).requires_grad_(true);
+  Tensor x = tensor({{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}}, device).requires_grad_(true);
   Tensor y = (x * x + 1.0).relu().sum();
   y.backward();
   std::cout << "x = " << x << "\ny = sum(relu(x * x + 1)) = " << y.item<float>() << "\ndy/dx = " << x.grad()

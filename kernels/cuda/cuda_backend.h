@@ -13,6 +13,8 @@ class CudaBackend : public Backend {
   DeviceType type() const override { return DeviceType::CUDA; }
   /// The devices the runtime reports; 0 when there is no driver or no GPU.
   int device_count() const override;
+  /// With no device at all, the DeviceError says why: no driver, or a driver without devices.
+  void check_device(Device device) const override;
   Allocator& allocator() override;
   // cuda_allocator.cpp (figures, cache) and cuda_context.cpp (versions)
   cuda::MemoryStats memory_stats(int device) override;

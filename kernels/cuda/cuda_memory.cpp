@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <mutex>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "ember/kernels/cuda/cuda_backend.h"
@@ -19,20 +20,62 @@ Backend& builtin_cuda_backend() {
   return instance;
 }
 
-int builtin_cuda_device_count() {
-  // Any failure (no driver: "CUDA driver version is insufficient", no device) means zero.
-  static const int count = [] {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-      cudaGetLastError();
-      return 0;
-    }
-    return n;
+namespace {
+
+// What the runtime said when first asked for devices, kept to explain a count of zero.
+struct DeviceProbe {
+  int count = 0;
+  cudaError_t status = cudaSuccess;
+  int driver = 0;  // the driver's CUDA version; 0 when none is installed
+};
+
+const DeviceProbe& device_probe() {
+  static const DeviceProbe probe = [] {
+    DeviceProbe p;
+    p.status = cudaGetDeviceCount(&p.count);
+    // Any failure (no driver: "CUDA driver version is insufficient", no device) means zero.
+    if (p.status != cudaSuccess) p.count = 0;
+    if (cudaDriverGetVersion(&p.driver) != cudaSuccess) p.driver = 0;
+    cudaGetLastError();
+    return p;
   }();
-  return count;
+  return probe;
 }
 
+std::string cuda_version_str(int v) { return detail::concat(v / 1000, ".", v % 1000 / 10); }
+
+// Why there is no device, in the words cuda::versions() uses for the driver.
+std::string no_device_reason() {
+  const DeviceProbe& p = device_probe();
+  const std::string said = detail::concat("(cudaGetDeviceCount: ", cudaGetErrorString(p.status), ")");
+  switch (p.status) {
+    case cudaSuccess:
+      return "the driver reports 0 devices";
+    case cudaErrorInsufficientDriver: {
+      if (p.driver == 0) return "no NVIDIA driver is installed " + said;
+      int runtime = 0;
+      cudaRuntimeGetVersion(&runtime);
+      return detail::concat("the NVIDIA driver (CUDA ", cuda_version_str(p.driver),
+                            ") is older than the CUDA runtime (", cuda_version_str(runtime), ") ", said);
+    }
+    case cudaErrorNoDevice:
+      return "the driver finds no CUDA device (none installed, or CUDA_VISIBLE_DEVICES hides them) " + said;
+    default:
+      return "the CUDA runtime could not count the devices " + said;
+  }
+}
+
+}  // namespace
+
+int builtin_cuda_device_count() { return device_probe().count; }
+
 int CudaBackend::device_count() const { return builtin_cuda_device_count(); }
+
+void CudaBackend::check_device(Device device) const {
+  if (device.is_cuda() && builtin_cuda_device_count() == 0)
+    raise<DeviceError>(device.str(), " requested, but no CUDA device is available: ", no_device_reason());
+  Backend::check_device(device);
+}
 
 CudaDeviceGuard::CudaDeviceGuard(int device) {
   EMBER_CUDA_CHECK(cudaGetDevice(&previous_));

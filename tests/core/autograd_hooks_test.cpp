@@ -12,15 +12,16 @@ using namespace ember;
 using ember::test::values_near;
 
 TEST(PostAccumulateGradHook, SeesTheAccumulatedGradientOncePerBackward) {
-  Tensor w = tensor({1, 2, 3}).requires_grad_(true);
-  w.set_grad(tensor({10, 10, 10}));  // an earlier backward's gradient, which the hook sees summed in
+  Tensor w = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
+  w.set_grad(
+      tensor({10, 10, 10}, kFloat32));  // an earlier backward's gradient, which the hook sees summed in
   std::vector<std::vector<float>> seen;
   w.register_post_accumulate_grad_hook([&](const Tensor& leaf) {
     EXPECT_TRUE(leaf.is_same(w));
     seen.push_back(leaf.grad().to_vector<float>());
   });
   // w is used twice: d/dw (w * x + w * w) = x + 2w = [3, 6, 9]; one call with the total.
-  const Tensor x = tensor({1, 2, 3});
+  const Tensor x = tensor({1, 2, 3}, kFloat32);
   (w * x + w * w).sum().backward();
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0], (std::vector<float>{13, 16, 19}));
@@ -74,7 +75,7 @@ TEST(PostAccumulateGradHook, RemovedHooksStopRunning) {
 }
 
 TEST(PostAccumulateGradHook, AThrowingHookStopsBackwardAndLeavesTheGradientSummed) {
-  Tensor w = tensor({1, 2}).requires_grad_(true);
+  Tensor w = tensor({1, 2}, kFloat32).requires_grad_(true);
   w.set_name("fc.weight");
   HookHandle h =
       w.register_post_accumulate_grad_hook([](const Tensor&) { throw std::runtime_error("boom"); });

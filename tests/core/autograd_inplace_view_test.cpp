@@ -12,7 +12,7 @@ using ember::test::leaf;
 using ember::test::values_near;
 
 TEST(AutogradInplaceView, NarrowOfANonLeafScalesOnlyItsRegion) {
-  Tensor w = tensor({1, 2, 3}).requires_grad_(true);
+  Tensor w = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
   Tensor y = w * 2.0;
   y.narrow(0, 0, 2).mul_(10);
   EXPECT_STREQ(y.grad_fn()->name(), "copy_slices");
@@ -22,7 +22,7 @@ TEST(AutogradInplaceView, NarrowOfANonLeafScalesOnlyItsRegion) {
 }
 
 TEST(AutogradInplaceView, SelectAddOfAnotherElementOfTheLeaf) {
-  Tensor w = tensor({1, 2, 3}).requires_grad_(true);
+  Tensor w = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
   Tensor y = w * 1.0;
   y.select(0, 1).add_(w.select(0, 2));  // y = [1, 5, 3]
   (y * y).sum().backward();             // dL/dy = 2y = [2, 10, 6]; y1 also feeds w2
@@ -30,9 +30,9 @@ TEST(AutogradInplaceView, SelectAddOfAnotherElementOfTheLeaf) {
 }
 
 TEST(AutogradInplaceView, ViewReshapeFlattenAndSqueezeOfTheBase) {
-  Tensor w = tensor({{1, 2}, {3, 4}}).requires_grad_(true);
+  Tensor w = tensor({{1, 2}, {3, 4}}, kFloat32).requires_grad_(true);
   Tensor y = w * 1.0;
-  y.view({4}).mul_(tensor({1, 2, 3, 4}));
+  y.view({4}).mul_(tensor({1, 2, 3, 4}, kFloat32));
   y.reshape({1, 4}).squeeze(0).add_(1.0);
   y.flatten().unsqueeze(0).mul_(2.0);  // y = 2 * (w * [1 2; 3 4] + 1)
   (y * y).sum().backward();            // dL/dw = 2y * 2 * [1 2; 3 4]
@@ -43,10 +43,10 @@ TEST(AutogradInplaceView, ViewReshapeFlattenAndSqueezeOfTheBase) {
 }
 
 TEST(AutogradInplaceView, TransposeAndPermuteWriteTheirOwnElements) {
-  Tensor w = tensor({{1, 2, 3}, {4, 5, 6}}).requires_grad_(true);
+  Tensor w = tensor({{1, 2, 3}, {4, 5, 6}}, kFloat32).requires_grad_(true);
   Tensor y = w * 1.0;
   // y.t()[0] is y's first column [1, 4]: scaled by [10, 100].
-  y.t().select(0, 0).mul_(tensor({10, 100}));
+  y.t().select(0, 0).mul_(tensor({10, 100}, kFloat32));
   y.unsqueeze(0).permute({2, 1, 0}).select(0, 2).mul_(3.0);  // third column times 3
   EXPECT_TRUE(values_near(y, {10, 2, 9, 400, 5, 18}, {2, 3}));
   y.sum().backward();
@@ -54,7 +54,7 @@ TEST(AutogradInplaceView, TransposeAndPermuteWriteTheirOwnElements) {
 }
 
 TEST(AutogradInplaceView, ChainsOfViewsAndStaleSiblingViews) {
-  Tensor w = tensor({1, 2, 3, 4, 5, 6}).requires_grad_(true);
+  Tensor w = tensor({1, 2, 3, 4, 5, 6}, kFloat32).requires_grad_(true);
   Tensor y = w * 1.0;
   Tensor row = y.view({2, 3}).select(0, 1);  // [4, 5, 6], made before the in-place op
   Tensor other = y.view({2, 3}).select(0, 0);
@@ -66,7 +66,7 @@ TEST(AutogradInplaceView, ChainsOfViewsAndStaleSiblingViews) {
 }
 
 TEST(AutogradInplaceView, AViewMadeBeforeTheBaseChangedFollowsTheNewHistory) {
-  Tensor w = tensor({1, 2, 3}).requires_grad_(true);
+  Tensor w = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
   Tensor y = w * 1.0;
   Tensor head = y.narrow(0, 0, 2);
   y.mul_(w);  // y = w^2, on the base itself
@@ -75,7 +75,7 @@ TEST(AutogradInplaceView, AViewMadeBeforeTheBaseChangedFollowsTheNewHistory) {
 }
 
 TEST(AutogradInplaceView, AnExpandedViewOfAChangedBaseSumsItsGradient) {
-  Tensor w = tensor({1, 2}).requires_grad_(true);
+  Tensor w = tensor({1, 2}, kFloat32).requires_grad_(true);
   Tensor y = w * 1.0;
   Tensor wide = y.unsqueeze(0).expand({3, 2});
   y.mul_(3.0);
@@ -84,17 +84,17 @@ TEST(AutogradInplaceView, AnExpandedViewOfAChangedBaseSumsItsGradient) {
 }
 
 TEST(AutogradInplaceView, CopyIntoAViewOfABaseWithoutHistoryGivesTheBaseOne) {
-  Tensor w = tensor({5, 7}).requires_grad_(true);
+  Tensor w = tensor({5, 7}, kFloat32).requires_grad_(true);
   Tensor buffer = zeros({4});
   EXPECT_FALSE(buffer.requires_grad());
   buffer.narrow(0, 1, 2).copy_(w * w);
   EXPECT_TRUE(buffer.requires_grad());
-  (buffer * tensor({1, 2, 3, 4})).sum().backward();
+  (buffer * tensor({1, 2, 3, 4}, kFloat32)).sum().backward();
   EXPECT_TRUE(values_near(w.grad(), {2 * 5 * 2, 2 * 7 * 3}, {2}));
 }
 
 TEST(AutogradInplaceView, OverwritingARegionCutsItsOldGradient) {
-  Tensor w = tensor({1, 2, 3}).requires_grad_(true);
+  Tensor w = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
   Tensor y = w * 4.0;
   y.select(0, 0).fill_(0);
   y.narrow(0, 2, 1).copy_(zeros({1}));
@@ -103,7 +103,7 @@ TEST(AutogradInplaceView, OverwritingARegionCutsItsOldGradient) {
 }
 
 TEST(AutogradInplaceView, ViewsOfALeafThatRequiresGradRefuseInPlaceOps) {
-  Tensor w = tensor({1, 2, 3}).requires_grad_(true);
+  Tensor w = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
   EXPECT_THROW_MSG(w.narrow(0, 0, 2).mul_(10), AutogradError,
                    "a view of a leaf tensor that requires grad is used in an in-place operation (mul_)");
   EXPECT_THROW_MSG(w.view({3, 1}).select(1, 0).add_(1.0), AutogradError, "a view of a leaf tensor");
@@ -118,7 +118,7 @@ TEST(AutogradInplaceView, ViewsOfALeafThatRequiresGradRefuseInPlaceOps) {
 }
 
 TEST(AutogradInplaceView, AViewMadeUnderNoGradIsNotModifiedWithGradOn) {
-  Tensor w = tensor({1, 2}).requires_grad_(true);
+  Tensor w = tensor({1, 2}, kFloat32).requires_grad_(true);
   Tensor y = w * 2.0;
   Tensor v;
   {
@@ -129,7 +129,7 @@ TEST(AutogradInplaceView, AViewMadeUnderNoGradIsNotModifiedWithGradOn) {
 }
 
 TEST(AutogradInplaceView, ANonContiguousBaseIsRefusedNotMisdifferentiated) {
-  Tensor w = tensor({{1, 2}, {3, 4}}).requires_grad_(true);
+  Tensor w = tensor({{1, 2}, {3, 4}}, kFloat32).requires_grad_(true);
   Tensor base = (w * 1.0).t().detach();  // not a view in autograd's sense, and not contiguous
   EXPECT_THROW_MSG(base.select(0, 0).copy_(w.select(0, 1)), AutogradError,
                    "copy_: an in-place operation on a view needs its base's gradient");

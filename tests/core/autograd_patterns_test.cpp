@@ -18,7 +18,7 @@ Tensor parameter(const nn::Module& m, const std::string& name) {
 }  // namespace
 
 TEST(AutogradSharedLeaf, TwoGraphsOfOneLeafEachBackwardOnce) {
-  Tensor w = tensor({1, 2, 3}).requires_grad_(true);
+  Tensor w = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
   Tensor l1 = (w * 2.0).sum();
   Tensor l2 = (w * 3.0).sum();
   l1.backward();
@@ -30,8 +30,8 @@ TEST(AutogradSharedLeaf, TwoGraphsOfOneLeafEachBackwardOnce) {
 
 TEST(AutogradSharedLeaf, MicroBatchesForwardFirstThenBackward) {
   nn::Linear layer(3, 2);
-  Tensor x1 = tensor({{1, 2, 3}});
-  Tensor x2 = tensor({{-1, 0, 2}});
+  Tensor x1 = tensor({{1, 2, 3}}, kFloat32);
+  Tensor x2 = tensor({{-1, 0, 2}}, kFloat32);
   Tensor l1 = layer(x1).sum();
   Tensor l2 = layer(x2).sum();
   l1.backward();
@@ -44,7 +44,7 @@ TEST(AutogradSharedLeaf, MicroBatchesForwardFirstThenBackward) {
 }
 
 TEST(AutogradSharedLeaf, AGraphKeptAliveAcrossIterationsStillBackwards) {
-  Tensor w = tensor({1, 1}).requires_grad_(true);
+  Tensor w = tensor({1, 1}, kFloat32).requires_grad_(true);
   Tensor kept = (w * w).sum();  // never backwarded until the end
   for (int i = 0; i < 3; ++i) (w * 1.0).sum().backward();
   kept.backward();
@@ -52,13 +52,13 @@ TEST(AutogradSharedLeaf, AGraphKeptAliveAcrossIterationsStillBackwards) {
 }
 
 TEST(InplaceOverlap, CopyFromAnOverlappingSourceGoesThroughATemporary) {
-  Tensor a = tensor({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}});
+  Tensor a = tensor({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, kFloat32);
   a.copy_(a.t());
   EXPECT_TRUE(values_near(a, {1, 4, 7, 2, 5, 8, 3, 6, 9}, {3, 3}));
-  Tensor b = tensor({1, 2, 3, 4});
+  Tensor b = tensor({1, 2, 3, 4}, kFloat32);
   b.narrow(0, 1, 3).copy_(b.narrow(0, 0, 3));
   EXPECT_TRUE(values_near(b, {1, 1, 2, 3}, {4}));
-  Tensor c = tensor({1, 2, 3, 4});
+  Tensor c = tensor({1, 2, 3, 4}, kFloat32);
   c.narrow(0, 0, 3).copy_(c.narrow(0, 1, 3));
   EXPECT_TRUE(values_near(c, {2, 3, 4, 4}, {4}));
 }
@@ -74,7 +74,7 @@ TEST(InplaceOverlap, LoadingAModelsOwnTransposedWeightIsExact) {
 }
 
 TEST(InplaceOverlap, WritingIntoAnExpandedTensorIsRefused) {
-  Tensor base = tensor({1, 2});
+  Tensor base = tensor({1, 2}, kFloat32);
   Tensor wide = base.unsqueeze(0).expand({3, 2});
   const char* msg = "copy_: the tensor written in place has internal overlap";
   EXPECT_THROW_MSG(wide.copy_(ones({3, 2})), ValueError, msg);
@@ -109,9 +109,9 @@ TEST(AutogradDtype, OnlyFloatingTensorsCarryGradients) {
 }
 
 TEST(AutogradOverwrite, ANonLeafOverwrittenByConstantsStillRequiresGradButGetsNone) {
-  Tensor w = tensor({1, 2}).requires_grad_(true);
+  Tensor w = tensor({1, 2}, kFloat32).requires_grad_(true);
   Tensor y = w * 3.0;
-  y.copy_(tensor({7, 7}));
+  y.copy_(tensor({7, 7}, kFloat32));
   EXPECT_TRUE(y.requires_grad());
   (y * w).sum().backward();  // only the second factor reaches w
   EXPECT_TRUE(values_near(w.grad(), {7, 7}, {2}));
@@ -123,7 +123,7 @@ TEST(AutogradOverwrite, ANonLeafOverwrittenByConstantsStillRequiresGradButGetsNo
 }
 
 TEST(AutogradHooks, ANonStandardExceptionFromAHookBecomesAnAutogradError) {
-  Tensor w = tensor({1, 2}).requires_grad_(true);
+  Tensor w = tensor({1, 2}, kFloat32).requires_grad_(true);
   w.register_post_accumulate_grad_hook([](const Tensor&) { throw 42; });
   EXPECT_THROW_MSG((w * 2.0).sum().backward(), AutogradError,
                    "a post-accumulate-grad hook of a leaf of shape [2] threw");
@@ -131,7 +131,7 @@ TEST(AutogradHooks, ANonStandardExceptionFromAHookBecomesAnAutogradError) {
 }
 
 TEST(AutogradHooks, ANonStandardExceptionFromACallbackBecomesAnAutogradError) {
-  Tensor w = tensor({1, 2}).requires_grad_(true);
+  Tensor w = tensor({1, 2}, kFloat32).requires_grad_(true);
   w.register_post_accumulate_grad_hook(
       [](const Tensor&) { autograd::queue_callback([] { throw std::string("not an exception"); }); });
   EXPECT_THROW_MSG((w * 2.0).sum().backward(), AutogradError, "a callback queued during backward threw");

@@ -9,8 +9,8 @@ using namespace ember;
 using ember::test::values_near;
 
 TEST(Autograd, HandCheckedGradients) {
-  Tensor x = tensor({1, 2, 3}).requires_grad_(true);
-  Tensor y = tensor({4, 5, 6}).requires_grad_(true);
+  Tensor x = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
+  Tensor y = tensor({4, 5, 6}, kFloat32).requires_grad_(true);
   Tensor z = (x * y + x * x).sum();  // dz/dx = y + 2x, dz/dy = x
   EXPECT_FALSE(z.is_leaf());
   EXPECT_STREQ(z.grad_fn()->name(), "sum");
@@ -20,8 +20,8 @@ TEST(Autograd, HandCheckedGradients) {
 }
 
 TEST(Autograd, GradientsAccumulateAndBroadcastSumsBack) {
-  Tensor w = tensor({{1, 2, 3}}).requires_grad_(true);  // [1, 3], broadcast over 2 rows
-  Tensor x = tensor({{1, 1, 1}, {2, 2, 2}});
+  Tensor w = tensor({{1, 2, 3}}, kFloat32).requires_grad_(true);  // [1, 3], broadcast over 2 rows
+  Tensor x = tensor({{1, 1, 1}, {2, 2, 2}}, kFloat32);
   (w * x).sum().backward();
   EXPECT_TRUE(values_near(w.grad(), {3, 3, 3}, {1, 3}));
   (w * x).sum().backward();
@@ -52,7 +52,7 @@ TEST(Autograd, NoGradGuardAndDetach) {
 }
 
 TEST(Autograd, RetainGraphAllowsASecondBackward) {
-  Tensor x = tensor({1, 2}).requires_grad_(true);
+  Tensor x = tensor({1, 2}, kFloat32).requires_grad_(true);
   Tensor y = (x * x).sum();
   y.backward(Tensor(), /*retain_graph=*/true);
   y.backward();
@@ -62,7 +62,7 @@ TEST(Autograd, RetainGraphAllowsASecondBackward) {
 }
 
 TEST(Autograd, ErrorsByTypeAndFirstLine) {
-  Tensor x = tensor({1, 2}).requires_grad_(true);
+  Tensor x = tensor({1, 2}, kFloat32).requires_grad_(true);
   EXPECT_THROW_LINE(
       (x * 2.0).backward(), AutogradError,
       "backward: grad can be implicitly created only for scalar outputs; this tensor has shape [2]");
@@ -71,7 +71,7 @@ TEST(Autograd, ErrorsByTypeAndFirstLine) {
   EXPECT_THROW_LINE((x * 2.0).backward(ones({3})), AutogradError,
                     "backward: the gradient has shape [3] but the tensor has shape [2]");
   // A tensor saved for backward, then modified in place: the message names the op.
-  Tensor a = tensor({1, 2}).requires_grad_(true);
+  Tensor a = tensor({1, 2}, kFloat32).requires_grad_(true);
   Tensor h = a * 1.0;
   Tensor out = (h * h).sum();
   h.add_(1.0);
@@ -84,7 +84,7 @@ TEST(Autograd, ErrorsByTypeAndFirstLine) {
 }
 
 TEST(Autograd, InPlaceOpsOnNonLeavesAreDifferentiable) {
-  Tensor x = tensor({1, 2, 3}).requires_grad_(true);
+  Tensor x = tensor({1, 2, 3}, kFloat32).requires_grad_(true);
   Tensor h = x * 2.0;
   h.mul_(h);  // h = (2x)^2
   h.add_(x);  // h = 4x^2 + x
@@ -93,10 +93,10 @@ TEST(Autograd, InPlaceOpsOnNonLeavesAreDifferentiable) {
 }
 
 TEST(Autograd, ABranchThatGetsNoGradientDoesNotStall) {
-  Tensor x = tensor({1, 2}).requires_grad_(true);
-  Tensor y = tensor({3, 4}).requires_grad_(true);
+  Tensor x = tensor({1, 2}, kFloat32).requires_grad_(true);
+  Tensor y = tensor({3, 4}, kFloat32).requires_grad_(true);
   Tensor a = x * y;
-  Tensor c = where(tensor({1, 0}) > 0.5, a, x);  // both branches feed the output
+  Tensor c = where(tensor({1, 0}, kFloat32) > 0.5, a, x);  // both branches feed the output
   (c.sum() + (y * 0.0).sum()).backward();
   EXPECT_TRUE(values_near(x.grad(), {3, 1}, {2}));
   EXPECT_TRUE(values_near(y.grad(), {1, 0}, {2}));

@@ -53,7 +53,7 @@ TEST(AutogradThreads, SeparateGraphsIntoOneLeafSumExactly) {
 TEST(AutogradThreads, GraphsBuiltAtOnceShareOneAccumulator) {
   // Forwards on both threads create the leaf's accumulator at the same time, then backward.
   for (int i = 0; i < kRounds; ++i) {
-    Tensor w = tensor({1, 2}).requires_grad_(true);
+    Tensor w = tensor({1, 2}, kFloat32).requires_grad_(true);
     std::vector<Tensor> losses(kThreads);
     on_threads([&](int t) { losses[static_cast<size_t>(t)] = (w * w).sum(); });
     // loss <- sum <- mul <- the leaf's accumulator
@@ -68,7 +68,7 @@ TEST(AutogradThreads, GraphsBuiltAtOnceShareOneAccumulator) {
 
 TEST(AutogradThreads, ASharedLinearLayerAccumulatesEveryThreadsGradient) {
   nn::Linear layer(4, 3);
-  const Tensor x = tensor({{1, 2, 0, -1}, {0, 1, 1, 1}});  // columns sum to [1, 3, 1, 0]
+  const Tensor x = tensor({{1, 2, 0, -1}, {0, 1, 1, 1}}, kFloat32);  // columns sum to [1, 3, 1, 0]
   on_threads([&](int) {
     for (int i = 0; i < kRounds; ++i) layer(x).sum().backward();
   });

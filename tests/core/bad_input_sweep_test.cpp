@@ -67,7 +67,7 @@ std::vector<Call> calls() {
   add("factories", [] { rand({2}, kInt64); });
   add("factories", [] { from_vector(std::vector<float>{1, 2}, {3}); });
   add("factories", [] { from_vector(std::vector<float>{}, {-1}); });
-  add("factories", [] { tensor({{1, 2}, {3}}); });
+  add("factories", [] { tensor({{1, 2}, {3}}, kFloat32); });
   // One past the last CUDA device: NotCompiledError without CUDA, DeviceError with it (the
   // emulated build has devices, so cuda:0 itself would be fine).
   add("factories", [] { zeros({2}, Device::cuda(cuda::device_count())); });
@@ -129,8 +129,8 @@ std::vector<Call> calls() {
   add("views", [t] { t.expand({3}); });
   add("views", [t] { t.expand({4, 3}); });
   add("views", [t] { t.expand({-1, 2, 3}); });
-  add("views", [] { tensor({1}).expand({kMax, kMax}); });
-  add("views", [] { tensor({1}).expand({int64_t{1} << 40, int64_t{1} << 40}); });
+  add("views", [] { tensor({1}, kFloat32).expand({kMax, kMax}); });
+  add("views", [] { tensor({1}, kFloat32).expand({int64_t{1} << 40, int64_t{1} << 40}); });
   add("views", [t] { t.t().t().t().view({3, 2}).view({6}).size(2); });
 
   // conv2d and pools: windows, strides, paddings and dilations that do not fit or wrap.
@@ -184,7 +184,7 @@ std::vector<Call> calls() {
     add("index", [v, i] { index_select(v, i, idx({0})); });
     add("index", [v, i] { gather(v, i, from_vector(std::vector<int64_t>{0, 0}, {2, 1})); });
   }
-  add("index", [v] { index_select(v, 0, tensor({0})); });
+  add("index", [v] { index_select(v, 0, tensor({0}, kFloat32)); });
   add("index", [v] { index_select(v, 0, from_vector(std::vector<int64_t>{0}, {1, 1})); });
   add("index", [v] { gather(v, 0, idx({0})); });
   add("index", [v] { gather(v, 0, from_vector(std::vector<int64_t>(8, 0), {2, 4})); });
@@ -218,7 +218,7 @@ std::vector<Call> calls() {
   add("math", [v] { cross_entropy(v, idx({0, -1})); });
   add("math", [v] { cross_entropy(v, idx({0, kMax})); });
   add("math", [v] { cross_entropy(v, idx({0})); });
-  add("math", [v] { cross_entropy(v, tensor({0, 1})); });
+  add("math", [v] { cross_entropy(v, tensor({0, 1}, kFloat32)); });
   add("math", [v] { nll_loss(v, idx({kMin, 0})); });
   add("math", [v] { mse_loss(v, zeros({3, 2})); });
   add("math", [v] { dropout(v, -0.1); });

@@ -41,6 +41,10 @@ TEST(Device, UsingAMissingCudaDeviceThrows) {
   if (!cuda::is_compiled()) {
     EXPECT_THROW_LINE(zeros({2}, Device::cuda(0)), NotCompiledError,
                       "cuda:0 requested, but Ember was built without CUDA support");
+  } else if (n == 0) {
+    // Why there is none follows (tests/cuda/no_device_test.cpp checks each reason).
+    EXPECT_THROW_MSG(zeros({2}, Device::cuda(2)), DeviceError,
+                     "cuda:2 requested, but no CUDA device is available: ");
   } else {
     const std::string plural = n == 1 ? " CUDA device is available" : " CUDA devices are available";
     EXPECT_THROW_LINE(zeros({2}, Device::cuda(n + 2)), DeviceError,

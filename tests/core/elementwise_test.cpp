@@ -19,20 +19,20 @@ Tensor strided_a() { return tensor({{1, -4}, {-2, 5}, {3, 0.5}}).t(); }
 
 TEST(Elementwise, BinaryOnContiguousStridedAndBroadcast) {
   for (Tensor a : {contiguous_a(), strided_a()}) {
-    Tensor b = tensor({2, 4, -1});  // broadcast over rows
+    Tensor b = tensor({2, 4, -1}, kFloat32);  // broadcast over rows
     EXPECT_TRUE(values_near(a + b, {3, 2, 2, -2, 9, -0.5}, {2, 3}));
     EXPECT_TRUE(values_near(a - b, {-1, -6, 4, -6, 1, 1.5}, {2, 3}));
     EXPECT_TRUE(values_near(a * b, {2, -8, -3, -8, 20, -0.5}, {2, 3}));
     EXPECT_TRUE(values_near(a / b, {0.5, -0.5, -3, -2, 1.25, -0.5}, {2, 3}));
     EXPECT_TRUE(values_near(maximum(a, b), {2, 4, 3, 2, 5, 0.5}, {2, 3}));
     EXPECT_TRUE(values_near(minimum(a, b), {1, -2, -1, -4, 4, -1}, {2, 3}));
-    Tensor col = tensor({10, 20}).unsqueeze(1);  // broadcast over columns
+    Tensor col = tensor({10, 20}, kFloat32).unsqueeze(1);  // broadcast over columns
     EXPECT_TRUE(values_near(a + col, {11, 8, 13, 16, 25, 20.5}, {2, 3}));
     EXPECT_TRUE(
         values_near(pow(abs(a), tensor({2, 1, 0.5})), {1, 2, std::sqrt(3.0), 16, 5, std::sqrt(0.5)}, {2, 3}));
   }
   // Outer product through broadcasting of [3, 1] and [4].
-  Tensor outer = tensor({1, 2, 3}).unsqueeze(1) * tensor({1, 10, 100, 1000});
+  Tensor outer = tensor({1, 2, 3}, kFloat32).unsqueeze(1) * tensor({1, 10, 100, 1000}, kFloat32);
   EXPECT_TRUE(values_near(outer, {1, 10, 100, 1000, 2, 20, 200, 2000, 3, 30, 300, 3000}, {3, 4}));
   EXPECT_THROW_LINE(ones({2, 3}) + ones({4, 3}), ShapeError, "cannot broadcast [2, 3] with [4, 3]");
 }
@@ -76,11 +76,11 @@ TEST(Elementwise, UnaryOps) {
   EXPECT_TRUE(values_near(sign(a), {1, -1, 1, -1, 1, 1}, {2, 3}));
   EXPECT_TRUE(values_near(square(a), {1, 4, 9, 16, 25, 0.25}, {2, 3}));
   // Extreme inputs: sigmoid never overflows, log(0) is -inf, relu keeps NaN.
-  Tensor x = tensor({-1000, 1000, 0});
+  Tensor x = tensor({-1000, 1000, 0}, kFloat32);
   EXPECT_TRUE(values_near(sigmoid(x), {0, 1, 0.5}, {3}));
-  EXPECT_EQ(log(tensor({0})).item<float>(), -INFINITY);
+  EXPECT_EQ(log(tensor({0}, kFloat32)).item<float>(), -INFINITY);
   EXPECT_TRUE(std::isnan(relu(tensor({NAN})).item<float>()));
-  EXPECT_TRUE(std::isnan(maximum(tensor({NAN}), tensor({1})).item<float>()));
+  EXPECT_TRUE(std::isnan(maximum(tensor({NAN}), tensor({1}, kFloat32)).item<float>()));
   EXPECT_THROW_MSG(clamp(a, 2, 1), ValueError, "clamp: min 2 is greater than max 1");
   EXPECT_THROW_MSG(exp(tensor({1}, kInt64)), DTypeError, "exp does not support dtype int64");
   EXPECT_THROW_MSG(tensor({1}, kInt64) / tensor({1}, kInt64), DTypeError, "div does not support dtype int64");
@@ -112,12 +112,12 @@ TEST(Elementwise, ClampWithANaNBoundIsNaNEverywhere) {
   EXPECT_THROW_MSG(clamp_(i, nan, nan), ValueError,
                    "clamp: min is NaN, which a tensor of dtype int64 cannot hold");
   EXPECT_EQ(clamp(tensor({-5, 1, 9}, kInt64), 0, 4).to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 4}));
-  EXPECT_THROW_MSG(clamp(tensor({1, 2}), 3, 2), ValueError, "clamp: min 3 is greater than max 2");
+  EXPECT_THROW_MSG(clamp(tensor({1, 2}, kFloat32), 3, 2), ValueError, "clamp: min 3 is greater than max 2");
 }
 
 TEST(Elementwise, ComparisonsGiveBool) {
   Tensor a = strided_a();
-  Tensor b = tensor({1, 5, 3});
+  Tensor b = tensor({1, 5, 3}, kFloat32);
   auto as_vec = [](const Tensor& t) { return t.to_vector<bool>(); };
   EXPECT_EQ((a == b).dtype(), kBool);
   EXPECT_EQ(as_vec(a == b), (std::vector<bool>{true, false, true, false, true, false}));
@@ -133,32 +133,32 @@ TEST(Elementwise, ComparisonsGiveBool) {
 }
 
 TEST(Elementwise, WhereSelectsWithBroadcast) {
-  Tensor c = tensor({1, 0, 1}) > 0.5;
-  Tensor a = tensor({{1, 2, 3}, {4, 5, 6}});
-  Tensor b = tensor({-1});
+  Tensor c = tensor({1, 0, 1}, kFloat32) > 0.5;
+  Tensor a = tensor({{1, 2, 3}, {4, 5, 6}}, kFloat32);
+  Tensor b = tensor({-1}, kFloat32);
   EXPECT_TRUE(values_near(where(c, a, b), {1, -1, 3, 4, -1, 6}, {2, 3}));
-  EXPECT_THROW_MSG(where(tensor({1, 0, 1}), a, a), DTypeError,
+  EXPECT_THROW_MSG(where(tensor({1, 0, 1}, kFloat32), a, a), DTypeError,
                    "dtype mismatch in where: condition must be bool, got float32");
 }
 
 TEST(Elementwise, InPlaceOpsBumpTheVersion) {
-  Tensor a = tensor({1, 2, 3});
+  Tensor a = tensor({1, 2, 3}, kFloat32);
   uint64_t v = a.version();
-  a.add_(tensor({1, 1, 1}));
+  a.add_(tensor({1, 1, 1}, kFloat32));
   EXPECT_GT(a.version(), v);
   v = a.version();
   a.mul_(2.0);
   EXPECT_GT(a.version(), v);
   v = a.version();
-  a.add_(tensor({1, 0, 0}), 10.0);
+  a.add_(tensor({1, 0, 0}, kFloat32), 10.0);
   a += 1.0;
-  a -= tensor({1, 1, 1});
-  a *= tensor({1, 2, 1});
+  a -= tensor({1, 1, 1}, kFloat32);
+  a *= tensor({1, 2, 1}, kFloat32);
   a /= 2.0;
   EXPECT_GT(a.version(), v);
   EXPECT_TRUE(values_near(a, {7, 6, 4}, {3}));
   Tensor m = zeros({2, 3});
-  m.t().add_(tensor({1, 2}));  // strided self, broadcast other
+  m.t().add_(tensor({1, 2}, kFloat32));  // strided self, broadcast other
   EXPECT_TRUE(values_near(m, {1, 1, 1, 2, 2, 2}, {2, 3}));
   Tensor small = zeros({3});
   EXPECT_THROW_MSG(small.add_(ones({2, 3})), ShapeError, "add_: other of shape [2, 3] cannot be broadcast");

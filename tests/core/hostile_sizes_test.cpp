@@ -79,11 +79,12 @@ TEST(CheckedMath, ViewsRefuseWrappingShapesAndOffsets) {
   EXPECT_THROW_MSG(empty({0}).view({int64_t{1} << 32, int64_t{1} << 32, 0}), ValueError,
                    "view: size overflow: 4294967296 * 4294967296");
   EXPECT_THROW_MSG(empty({0}).reshape({kMax, 2, 0}), ValueError, "reshape: size overflow");
-  EXPECT_THROW_LINE(tensor({1}).expand({-5}), ValueError, "expand: negative size in shape [-5]");
-  EXPECT_THROW_MSG(tensor({1}).expand({3, -2}), ValueError, "expand: negative size in shape [3, -2]");
-  EXPECT_THROW_MSG(tensor({1}).expand({int64_t{1} << 40, int64_t{1} << 40}), ValueError,
+  EXPECT_THROW_LINE(tensor({1}, kFloat32).expand({-5}), ValueError, "expand: negative size in shape [-5]");
+  EXPECT_THROW_MSG(tensor({1}, kFloat32).expand({3, -2}), ValueError,
+                   "expand: negative size in shape [3, -2]");
+  EXPECT_THROW_MSG(tensor({1}, kFloat32).expand({int64_t{1} << 40, int64_t{1} << 40}), ValueError,
                    "expand: shape [1099511627776, 1099511627776] is too large");
-  EXPECT_TRUE(values_near(tensor({1}).expand({2, -1}), {1, 1}, {2, 1}));
+  EXPECT_TRUE(values_near(tensor({1}, kFloat32).expand({2, -1}), {1, 1}, {2, 1}));
   // Found by fuzz_ops: an empty tensor viewed as [2^63 - 1, 0], then select(0, -3), gave an
   // element offset whose byte offset overflowed.
   EXPECT_THROW_LINE(arange(0, 0).view({kMax, 0}), ValueError,

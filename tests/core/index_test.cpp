@@ -9,15 +9,15 @@ using namespace ember;
 using ember::test::values_near;
 
 TEST(Cat, JoinsAlongAnyDimAndSplitsTheGradient) {
-  Tensor a = tensor({{1, 2}, {3, 4}}).requires_grad_(true);
-  Tensor b = tensor({{5, 6}}).requires_grad_(true);
+  Tensor a = tensor({{1, 2}, {3, 4}}, kFloat32).requires_grad_(true);
+  Tensor b = tensor({{5, 6}}, kFloat32).requires_grad_(true);
   Tensor rows = cat({a, b});
   EXPECT_TRUE(values_near(rows, {1, 2, 3, 4, 5, 6}, {3, 2}));
-  (rows * tensor({{1, 2}, {3, 4}, {5, 6}})).sum().backward();
+  (rows * tensor({{1, 2}, {3, 4}, {5, 6}}, kFloat32)).sum().backward();
   EXPECT_TRUE(values_near(a.grad(), {1, 2, 3, 4}, {2, 2}));
   EXPECT_TRUE(values_near(b.grad(), {5, 6}, {1, 2}));
   // Along the last dim, with a transposed (strided) input.
-  Tensor cols = cat({a.detach().t(), tensor({7, 8}).reshape({2, 1})}, -1);
+  Tensor cols = cat({a.detach().t(), tensor({7, 8}, kFloat32).reshape({2, 1})}, -1);
   EXPECT_TRUE(values_near(cols, {1, 3, 7, 2, 4, 8}, {2, 3}));
   // Integer tensors and an empty part.
   Tensor ints = cat({arange(3, kInt64), zeros({0}, kInt64), arange(2, kInt64)});
@@ -26,12 +26,12 @@ TEST(Cat, JoinsAlongAnyDimAndSplitsTheGradient) {
 }
 
 TEST(Stack, AddsANewDim) {
-  Tensor a = tensor({1, 2, 3}), b = tensor({4, 5, 6});
+  Tensor a = tensor({1, 2, 3}, kFloat32), b = tensor({4, 5, 6}, kFloat32);
   EXPECT_TRUE(values_near(stack({a, b}), {1, 2, 3, 4, 5, 6}, {2, 3}));
   EXPECT_TRUE(values_near(stack({a, b}, 1), {1, 4, 2, 5, 3, 6}, {3, 2}));
   EXPECT_TRUE(values_near(stack({a, b}, -1), {1, 4, 2, 5, 3, 6}, {3, 2}));
   Tensor x = ones({2}).requires_grad_(true);
-  (stack({x, x * 3.0}) * tensor({{1, 2}, {3, 4}})).sum().backward();
+  (stack({x, x * 3.0}) * tensor({{1, 2}, {3, 4}}, kFloat32)).sum().backward();
   EXPECT_TRUE(values_near(x.grad(), {1 + 9, 2 + 12}, {2}));
 }
 
@@ -52,7 +52,7 @@ TEST(Cat, Errors) {
 }
 
 TEST(IndexSelect, PicksSlicesAndAddsGradientsOfRepeats) {
-  Tensor x = tensor({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}).requires_grad_(true);
+  Tensor x = tensor({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, kFloat32).requires_grad_(true);
   Tensor rows = index_select(x, 0, tensor({2, 0, 2}, kInt64));
   EXPECT_TRUE(values_near(rows, {7, 8, 9, 1, 2, 3, 7, 8, 9}, {3, 3}));
   rows.sum().backward();
@@ -81,14 +81,14 @@ TEST(IndexSelect, EmptyTensorsWithHugeDimsReturnAtOnce) {
 }
 
 TEST(Gather, PicksAlongADimAndAddsGradientsOfRepeats) {
-  Tensor x = tensor({{1, 2}, {3, 4}}).requires_grad_(true);
+  Tensor x = tensor({{1, 2}, {3, 4}}, kFloat32).requires_grad_(true);
   Tensor idx = tensor({{0, 0}, {1, 0}}, kInt64);
   Tensor g1 = gather(x, 1, idx);  // out[i][j] = x[i][idx[i][j]]
   EXPECT_TRUE(values_near(g1, {1, 1, 4, 3}, {2, 2}));
   g1.sum().backward();
   EXPECT_TRUE(values_near(x.grad(), {2, 0, 1, 1}, {2, 2}));
   // dim 0 with an index smaller than the input: out[i][j] = x[idx[i][j]][j].
-  Tensor y = tensor({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}});
+  Tensor y = tensor({{1, 2, 3}, {4, 5, 6}, {7, 8, 9}}, kFloat32);
   EXPECT_TRUE(values_near(gather(y, 0, tensor({{2, 0}}, kInt64)), {7, 2}, {1, 2}));
   EXPECT_TRUE(values_near(gather(y.t(), 0, tensor({{2, 0}}, kInt64)), {3, 4}, {1, 2}));
 }
@@ -99,7 +99,7 @@ TEST(Index, Errors) {
                     "index_select: index 3 is out of range for dim 0 of size 3");
   EXPECT_THROW_LINE(index_select(x, 1, tensor({-1}, kInt64)), IndexError,
                     "index_select: index -1 is out of range for dim 1 of size 4");
-  EXPECT_THROW_LINE(index_select(x, 0, tensor({0})), DTypeError,
+  EXPECT_THROW_LINE(index_select(x, 0, tensor({0}, kFloat32)), DTypeError,
                     "dtype mismatch in index_select: index must be int64, got float32");
   EXPECT_THROW_LINE(index_select(x, 0, zeros({1, 1}, kInt64)), ShapeError,
                     "index_select: index must be 1-D, got shape [1, 1]");

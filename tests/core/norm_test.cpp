@@ -58,7 +58,7 @@ TEST(BatchNorm, FloatStatisticsStayExactAboutALargeMean) {
 }
 
 TEST(BatchNorm, EvalUsesRunningStatsAndLeavesThem) {
-  Tensor rm = tensor({1, -1}), rv = tensor({4, 0.25});
+  Tensor rm = tensor({1, -1}, kFloat32), rv = tensor({4, 0.25});
   Tensor out = batch_norm(sample(kFloat32), rm, rv, Tensor(), Tensor(), /*training=*/false, 0.1, 0);
   // Channel 0: (x - 1) / 2; channel 1: (x + 1) / 0.5.
   EXPECT_TRUE(values_near(out, {0, 0.5, 2, 2, 1, 2.5, 10, 10}, {2, 2, 1, 2}));
@@ -68,7 +68,7 @@ TEST(BatchNorm, EvalUsesRunningStatsAndLeavesThem) {
 
 TEST(BatchNorm, TwoDimensionalInputAndNoRunningStats) {
   // [N=4, C=1]: 1, 2, 3, 4 -> mean 2.5, biased variance 1.25.
-  Tensor x = tensor({1, 2, 3, 4}).reshape({4, 1});
+  Tensor x = tensor({1, 2, 3, 4}, kFloat32).reshape({4, 1});
   Tensor out = batch_norm(x, Tensor(), Tensor(), Tensor(), Tensor(), true, 0.1, 0);
   const double s = 1 / std::sqrt(1.25);
   EXPECT_TRUE(values_near(out, {-1.5 * s, -0.5 * s, 0.5 * s, 1.5 * s}, {4, 1}));
@@ -100,8 +100,9 @@ TEST(BatchNorm, AnEmptyBatchGivesAnEmptyOutputAndLeavesTheRunningStats) {
   for (const Shape& shape : {Shape{0, 3, 4, 4}, Shape{2, 3, 0, 5}, Shape{0, 3}}) {
     for (bool training : {true, false}) {
       Tensor x = zeros(shape).requires_grad_(true);
-      Tensor w = tensor({1, 2, 3}).requires_grad_(true), b = tensor({4, 5, 6}).requires_grad_(true);
-      Tensor rm = tensor({1, 2, 3}), rv = tensor({4, 5, 6});
+      Tensor w = tensor({1, 2, 3}, kFloat32).requires_grad_(true),
+             b = tensor({4, 5, 6}, kFloat32).requires_grad_(true);
+      Tensor rm = tensor({1, 2, 3}, kFloat32), rv = tensor({4, 5, 6}, kFloat32);
       const uint64_t versions = rm.version() + rv.version();
       Tensor out = batch_norm(x, rm, rv, w, b, training, 0.1);
       EXPECT_EQ(out.shape(), shape);

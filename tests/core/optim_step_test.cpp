@@ -9,7 +9,7 @@
 using namespace ember;
 
 TEST(OptimStep, SgdUpdatesInPlaceBumpsVersionsAndChecksDevices) {
-  Tensor p = tensor({1, 2}), g = tensor({0.5, -1});
+  Tensor p = tensor({1, 2}, kFloat32), g = tensor({0.5, -1});
   const uint64_t v0 = p.version();
   SgdParams sp;
   sp.lr = 0.1;

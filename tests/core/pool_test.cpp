@@ -134,7 +134,8 @@ TEST(AvgPool2d, MatchesDirectLoop) {
 }
 
 TEST(MaxPool2d, HandComputedValuesAndDefaults) {
-  Tensor x = tensor({{1, 5, 2, 0}, {3, 4, 8, 8}, {-1, -2, 0, 7}, {-3, -4, 6, 1}}).reshape({1, 1, 4, 4});
+  Tensor x =
+      tensor({{1, 5, 2, 0}, {3, 4, 8, 8}, {-1, -2, 0, 7}, {-3, -4, 6, 1}}, kFloat32).reshape({1, 1, 4, 4});
   auto r = max_pool2d_with_indices(x, 2);  // stride defaults to the kernel
   EXPECT_TRUE(values_near(r.values, {5, 8, -1, 7}, {1, 1, 2, 2}));
   EXPECT_TRUE(values_near(r.indices, {1, 6, 8, 11}, {1, 1, 2, 2}, 0));  // ties: first wins

@@ -74,7 +74,7 @@ TEST(Reduce, EveryDimOfAnOddShapeMatchesANaiveLoop) {
 }
 
 TEST(Reduce, IndicesPointAtTheFirstExtremum) {
-  Tensor x = tensor({{1, 5, 5, 2}, {7, 0, 7, -1}});
+  Tensor x = tensor({{1, 5, 5, 2}, {7, 0, 7, -1}}, kFloat32);
   EXPECT_EQ(argmax(x, 1).to_vector<int64_t>(), (std::vector<int64_t>{1, 0}));
   EXPECT_EQ(argmin(x, 1).to_vector<int64_t>(), (std::vector<int64_t>{0, 3}));
   EXPECT_EQ(argmax(x, 0).to_vector<int64_t>(), (std::vector<int64_t>{1, 0, 1, 0}));
@@ -94,7 +94,7 @@ TEST(Reduce, TiesShareTheGradientEvenly) {
 }
 
 TEST(Reduce, IntegerAndBoolSumsCount) {
-  Tensor b = tensor({1, 0, 1, 1}) > 0.5;
+  Tensor b = tensor({1, 0, 1, 1}, kFloat32) > 0.5;
   EXPECT_EQ(b.sum().dtype(), kInt64);
   EXPECT_EQ(b.sum().item<int64_t>(), 3);
   EXPECT_EQ(arange(0, 10, 1, kInt64).sum().item<int64_t>(), 45);
@@ -123,17 +123,18 @@ TEST(Reduce, EmptyAndScalarInputs) {
 }
 
 TEST(Linalg, HandCheckedProductsAndShapeErrors) {
-  Tensor a = tensor({{1, 2}, {3, 4}, {5, 6}});
-  Tensor b = tensor({{1, 0, -1}, {2, 1, 0}});
+  Tensor a = tensor({{1, 2}, {3, 4}, {5, 6}}, kFloat32);
+  Tensor b = tensor({{1, 0, -1}, {2, 1, 0}}, kFloat32);
   EXPECT_TRUE(values_near(matmul(a, b), {5, 2, -1, 11, 4, -3, 17, 6, -5}, {3, 3}));
   EXPECT_TRUE(values_near(matmul(b, a), {-4, -4, 5, 8}, {2, 2}));
   EXPECT_TRUE(values_near(matmul(a.t(), a), {35, 44, 44, 56}, {2, 2}));  // transposed operand
-  EXPECT_TRUE(values_near(matmul(tensor({1, 1}), b), {3, 1, -1}, {3}));
-  EXPECT_TRUE(values_near(matmul(b, tensor({1, 2, 3})), {-2, 4}, {2}));
-  EXPECT_TRUE(values_near(matmul(tensor({1, 2}), tensor({3, 4})), {11}, {}));
+  EXPECT_TRUE(values_near(matmul(tensor({1, 1}, kFloat32), b), {3, 1, -1}, {3}));
+  EXPECT_TRUE(values_near(matmul(b, tensor({1, 2, 3}, kFloat32)), {-2, 4}, {2}));
+  EXPECT_TRUE(values_near(matmul(tensor({1, 2}, kFloat32), tensor({3, 4}, kFloat32)), {11}, {}));
   Tensor batch = stack({a, a * 2.0});
   EXPECT_TRUE(values_near(matmul(batch, b).select(0, 1), {10, 4, -2, 22, 8, -6, 34, 12, -10}, {3, 3}));
-  EXPECT_TRUE(values_near(linear(a, b.narrow(1, 0, 2), tensor({10, 20})), {11, 24, 13, 30, 15, 36}, {3, 2}));
+  EXPECT_TRUE(values_near(linear(a, b.narrow(1, 0, 2), tensor({10, 20}, kFloat32)), {11, 24, 13, 30, 15, 36},
+                          {3, 2}));
   EXPECT_THROW_LINE(matmul(ones({64, 320}), ones({310, 10})), ShapeError,
                     "shape mismatch in matmul: lhs [64, 320] and rhs [310, 10] cannot be multiplied");
   EXPECT_THROW_MSG(matmul(ones({2}, kInt64), ones({2}, kInt64)), DTypeError,
@@ -143,7 +144,7 @@ TEST(Linalg, HandCheckedProductsAndShapeErrors) {
 }
 
 TEST(Softmax, ValuesAreStableAndSumToOne) {
-  Tensor x = tensor({{1, 2, 3}, {1000, 1000, 1000}, {-1000, 0, 1000}});
+  Tensor x = tensor({{1, 2, 3}, {1000, 1000, 1000}, {-1000, 0, 1000}}, kFloat32);
   const double e1 = std::exp(1.0), e2 = std::exp(2.0), e3 = std::exp(3.0), z = e1 + e2 + e3;
   EXPECT_TRUE(values_near(softmax(x, 1), {e1 / z, e2 / z, e3 / z, 1. / 3, 1. / 3, 1. / 3, 0, 0, 1}, {3, 3}));
   EXPECT_TRUE(values_near(log_softmax(x, 1).narrow(0, 0, 1),
@@ -153,7 +154,7 @@ TEST(Softmax, ValuesAreStableAndSumToOne) {
 }
 
 TEST(Loss, CrossEntropyNllAndMseByHand) {
-  Tensor logits = tensor({{1, 2, 3}, {0, 0, 0}});
+  Tensor logits = tensor({{1, 2, 3}, {0, 0, 0}}, kFloat32);
   Tensor target = tensor({2, 0}, kInt64);
   const double z = std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
   const double l0 = std::log(z) - 3, l1 = std::log(3.0);
@@ -161,9 +162,9 @@ TEST(Loss, CrossEntropyNllAndMseByHand) {
   EXPECT_TRUE(values_near(cross_entropy(logits, target), {(l0 + l1) / 2}, {}));
   EXPECT_TRUE(values_near(cross_entropy(logits, target, Reduction::Sum), {l0 + l1}, {}));
   EXPECT_TRUE(values_near(nll_loss(log_softmax(logits, 1), target), {(l0 + l1) / 2}, {}));
-  EXPECT_TRUE(values_near(cross_entropy(tensor({1, 2, 3}), scalar_tensor(2, kInt64)), {l0}, {}));
-  EXPECT_TRUE(values_near(mse_loss(tensor({1, 2}), tensor({2, 4})), {2.5}, {}));
-  EXPECT_THROW_LINE(cross_entropy(logits, tensor({2, 0})), DTypeError,
+  EXPECT_TRUE(values_near(cross_entropy(tensor({1, 2, 3}, kFloat32), scalar_tensor(2, kInt64)), {l0}, {}));
+  EXPECT_TRUE(values_near(mse_loss(tensor({1, 2}, kFloat32), tensor({2, 4}, kFloat32)), {2.5}, {}));
+  EXPECT_THROW_LINE(cross_entropy(logits, tensor({2, 0}, kFloat32)), DTypeError,
                     "dtype mismatch in cross_entropy: target must be int64, got float32");
   EXPECT_THROW_MSG(cross_entropy(logits, tensor({3, 0}, kInt64)), IndexError,
                    "cross_entropy: target 3 is out of range for 3 classes");
@@ -180,7 +181,7 @@ TEST(Linalg, EmptyDimsAreFine) {
   Tensor r = rand({3, 0});
   EXPECT_EQ(r.shape(), (Shape{3, 0}));
   // No input features: the product is the bias alone.
-  EXPECT_TRUE(
-      values_near(linear(zeros({2, 0}), zeros({3, 0}), tensor({1, 2, 3})), {1, 2, 3, 1, 2, 3}, {2, 3}));
+  EXPECT_TRUE(values_near(linear(zeros({2, 0}), zeros({3, 0}), tensor({1, 2, 3}, kFloat32)),
+                          {1, 2, 3, 1, 2, 3}, {2, 3}));
   EXPECT_TRUE(values_near(matmul(zeros({2, 0}), zeros({0, 2})), {0, 0, 0, 0}, {2, 2}));
 }

@@ -27,7 +27,7 @@ TEST(Factories, FillValuesShapesAndOptions) {
 }
 
 TEST(Factories, FromValuesAndLikes) {
-  Tensor t = tensor({{1, 2, 3}, {4, 5, 6}});
+  Tensor t = tensor({{1, 2, 3}, {4, 5, 6}}, kFloat32);
   EXPECT_EQ(t.shape(), (Shape{2, 3}));
   EXPECT_EQ(t.dtype(), kFloat32);
   EXPECT_EQ(t.to_vector<float>(), (std::vector<float>{1, 2, 3, 4, 5, 6}));
@@ -37,7 +37,7 @@ TEST(Factories, FromValuesAndLikes) {
   EXPECT_THROW_MSG(v.item<int64_t>(), ValueError, "item: only one-element tensors can be converted");
   EXPECT_THROW_MSG(from_vector(std::vector<float>{1, 2, 3}, {2, 2}), ShapeError,
                    "from_vector: 3 values do not fill shape [2, 2]");
-  EXPECT_THROW_MSG(tensor({{1, 2}, {3}}), ValueError, "tensor: rows of unequal length");
+  EXPECT_THROW_MSG(tensor({{1, 2}, {3}}, kFloat32), ValueError, "tensor: rows of unequal length");
   Tensor z = zeros_like(t);
   EXPECT_EQ(z.shape(), t.shape());
   EXPECT_EQ(z.dtype(), t.dtype());
@@ -102,7 +102,7 @@ TEST(Tensor, MetadataAndPrinting) {
   EXPECT_EQ(os.str(),
             "tensor([[0., 1., 2.],\n        [3., 4., 5.]], shape=[2, 3], dtype=float32, device=cpu)");
   std::ostringstream os2;
-  os2 << tensor({1, 0}, kInt64) << " " << (tensor({1, 0}) > 0.5);
+  os2 << tensor({1, 0}, kInt64) << " " << (tensor({1, 0}, kFloat32) > 0.5);
   EXPECT_EQ(os2.str(),
             "tensor([1, 0], shape=[2], dtype=int64, device=cpu) tensor([true, false], shape=[2], dtype=bool, "
             "device=cpu)");
@@ -129,7 +129,7 @@ TEST(Tensor, ViewsShareStorageAndVersion) {
   EXPECT_EQ(t.squeeze(0).shape(), (Shape{3, 4}));
   EXPECT_EQ(t.flatten().shape(), (Shape{12}));
   EXPECT_EQ(t.reshape({2, -1, 2}).shape(), (Shape{2, 3, 2}));
-  Tensor e = tensor({1, 2, 3}).expand({2, 3});
+  Tensor e = tensor({1, 2, 3}, kFloat32).expand({2, 3});
   EXPECT_EQ(e.strides(), (Shape{0, 1}));
   EXPECT_TRUE(values_near(e, {1, 2, 3, 1, 2, 3}, {2, 3}));
 
@@ -149,12 +149,13 @@ TEST(Tensor, ViewsShareStorageAndVersion) {
   EXPECT_THROW_MSG(t.narrow(0, 2, 2), IndexError, "narrow: [2, 4) is out of range for dim 0 of size 3");
   EXPECT_THROW_MSG(t.select(1, 4), IndexError, "select: index 4 is out of range for dim 1 of size 4");
   EXPECT_THROW_MSG(t.permute({0, 0}), ValueError, "permute: dim 0 is repeated");
-  EXPECT_THROW_MSG(tensor({1, 2}).expand({3, 3}), ShapeError, "expand: cannot expand shape [2] to [3, 3]");
+  EXPECT_THROW_MSG(tensor({1, 2}, kFloat32).expand({3, 3}), ShapeError,
+                   "expand: cannot expand shape [2] to [3, 3]");
 }
 
 TEST(Tensor, CopyFillCloneAcrossDtypes) {
   Tensor t = zeros({2, 3});
-  t.copy_(tensor({1, 2, 3}));  // broadcast
+  t.copy_(tensor({1, 2, 3}, kFloat32));  // broadcast
   EXPECT_TRUE(values_near(t, {1, 2, 3, 1, 2, 3}, {2, 3}));
   t.copy_(tensor({{1, 2, 3}, {4, 5, 6}}, kFloat64));  // converted
   EXPECT_TRUE(values_near(t, {1, 2, 3, 4, 5, 6}, {2, 3}));
@@ -186,6 +187,6 @@ TEST(Tensor, RoundTripsThroughEmulatedDevices) {
   EXPECT_TRUE(t.to(Device::cpu()).is_same(t));
   // copy_ crosses devices too.
   Tensor dst = zeros({3}, Device::cuda(1));
-  dst.copy_(tensor({1, 2, 3}));
+  dst.copy_(tensor({1, 2, 3}, kFloat32));
   EXPECT_TRUE(values_near(dst, {1, 2, 3}, {3}));
 }

@@ -39,6 +39,8 @@ const char* cudaGetErrorName(cudaError_t error) {
       return "cudaErrorInvalidConfiguration";
     case cudaErrorInvalidMemcpyDirection:
       return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorInsufficientDriver:
+      return "cudaErrorInsufficientDriver";
     case cudaErrorNoDevice:
       return "cudaErrorNoDevice";
     case cudaErrorInvalidDevice:
@@ -81,6 +83,9 @@ const char* cudaGetErrorString(cudaError_t error) {
       break;
     case cudaErrorInvalidMemcpyDirection:
       text = "invalid copy direction for memcpy";
+      break;
+    case cudaErrorInsufficientDriver:
+      text = "CUDA driver version is insufficient for CUDA runtime version";
       break;
     case cudaErrorNoDevice:
       text = "no CUDA-capable device is detected";

@@ -44,7 +44,13 @@ State& state() {
         st->config_error =
             std::string("EMBER_EMULATED_CUDA_DEVICES=") + v + " is not a device count (0 to 64)";
     }
-    if (!st->config_error.empty()) count = 0;
+    if (const char* v = std::getenv("EMBER_EMULATED_CUDA_DRIVER")) {
+      if (std::string(v) == "none")
+        st->no_driver = true;
+      else
+        st->config_error = std::string("EMBER_EMULATED_CUDA_DRIVER=") + v + ": expected none";
+    }
+    if (!st->config_error.empty() || st->no_driver) count = 0;
     st->devices.resize(static_cast<size_t>(count));
     for (size_t d = 0; d < st->devices.size(); ++d) st->devices[d].null_stream->device = static_cast<int>(d);
     if (const char* v = std::getenv("EMBER_EMULATED_CUDA_MEMORY")) {
@@ -98,7 +104,9 @@ bool valid_device(int d) { return d >= 0 && d < static_cast<int>(state().devices
 // The device a call works on, or an error: none configured, or the device is broken.
 cudaError_t usable(int d) {
   if (state().devices.empty())
-    return fail(state().config_error.empty() ? cudaErrorNoDevice : cudaErrorInitializationError);
+    return fail(!state().config_error.empty() ? cudaErrorInitializationError
+                : state().no_driver           ? cudaErrorInsufficientDriver
+                                              : cudaErrorNoDevice);
   if (!valid_device(d)) return fail(cudaErrorInvalidDevice);
   const cudaError_t sticky = state().devices[static_cast<size_t>(d)].sticky;
   return sticky == cudaSuccess ? cudaSuccess : fail(sticky);
@@ -175,9 +183,10 @@ std::string describe() {
   const char* order = st.order == BlockOrder::Forward   ? "forward"
                       : st.order == BlockOrder::Reverse ? "reverse"
                                                         : "shuffled";
-  return "CUDA runtime 13.0 (emulated: " + std::to_string(st.devices.size()) + " device(s), " +
-         std::to_string(kMultiprocessors) + " SMs each, blocks " + order + ", " +
-         (st.deferred ? "deferred" : "immediate") + " streams), cuBLAS and cuDNN modelled on the host";
+  return "CUDA runtime 13.0 (emulated: " + std::string(st.no_driver ? "no driver, " : "") +
+         std::to_string(st.devices.size()) + " device(s), " + std::to_string(kMultiprocessors) +
+         " SMs each, blocks " + order + ", " + (st.deferred ? "deferred" : "immediate") +
+         " streams), cuBLAS and cuDNN modelled on the host";
 }
 
 }  // namespace ember::emulation
@@ -191,6 +200,7 @@ cudaError_t cudaGetDeviceCount(int* count) {
   Lock lock(st.mutex);
   *count = static_cast<int>(st.devices.size());
   if (!st.config_error.empty()) return fail(cudaErrorInitializationError);
+  if (st.no_driver) return fail(cudaErrorInsufficientDriver);
   return st.devices.empty() ? fail(cudaErrorNoDevice) : cudaSuccess;
 }
 
@@ -231,7 +241,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 }
 
 cudaError_t cudaDriverGetVersion(int* version) {
-  *version = CUDART_VERSION;
+  *version = state().no_driver ? 0 : CUDART_VERSION;  // as the real one: 0 without a driver
   return cudaSuccess;
 }
 

@@ -23,15 +23,17 @@ TEST(ParseValues, LabelsInCommasOrWhitespaceBecomeAnInt64Tensor) {
 
 TEST(ParseValues, WhatIsNotANumberIsNamedWithItsPosition) {
   EXPECT_THROW_LINE(data::parse_values("1,x,1"), ValueError,
-                    "parse_values: \"x\" (value 2) is not a valid int64 number");
+                    "parse_values: \"x\" (position 2) is not a valid int64 number");
+  EXPECT_THROW_LINE(data::parse_values("1,0,x"), ValueError,
+                    "parse_values: \"x\" (position 3) is not a valid int64 number");
   EXPECT_THROW_LINE(data::parse_values("1,2.5"), ValueError,
-                    "parse_values: \"2.5\" (value 2) is not a valid int64 number");
+                    "parse_values: \"2.5\" (position 2) is not a valid int64 number");
   EXPECT_THROW_LINE(data::parse_values("1,,3"), ValueError,
-                    "parse_values: \"\" (value 2) is not a valid int64 number");
+                    "parse_values: \"\" (position 2) is not a valid int64 number");
   EXPECT_THROW_LINE(data::parse_values("99999999999999999999"), ValueError,
-                    "parse_values: \"99999999999999999999\" (value 1) is not a valid int64 number");
+                    "parse_values: \"99999999999999999999\" (position 1) is not a valid int64 number");
   EXPECT_THROW_LINE(data::parse_values("1 256", kUInt8), ValueError,
-                    "parse_values: \"256\" (value 2) is not a valid uint8 number");
+                    "parse_values: \"256\" (position 2) is not a valid uint8 number");
   EXPECT_THROW_LINE(data::parse_values("[1, 0]", kFloat32), ValueError,
-                    "parse_values: \"[1\" (value 1) is not a valid float32 number");
+                    "parse_values: \"[1\" (position 1) is not a valid float32 number");
 }

@@ -91,7 +91,7 @@ TEST(LinearLayer, ForwardAgainstHandNumbers) {
   EXPECT_FALSE(no_bias.bias.defined());
   EXPECT_EQ(no_bias.parameters().size(), 1u);
   set_values(no_bias.weight, {2, -1});
-  EXPECT_TRUE(values_near(no_bias(tensor({3, 4})), {2}, {1}));  // 1-D input
+  EXPECT_TRUE(values_near(no_bias(tensor({3, 4}, kFloat32)), {2}, {1}));  // 1-D input
   // Empty layers can be built (PyTorch allows them): there is nothing to draw.
   EXPECT_EQ(nn::Linear(0, 2).weight.shape(), (Shape{2, 0}));
   EXPECT_EQ(nn::Linear(3, 0).bias.shape(), (Shape{0}));
@@ -138,7 +138,7 @@ TEST(PoolingLayers, MaxAndAverageValues) {
 }
 
 TEST(Activations, ValuesAndShapes) {
-  const Tensor x = tensor({-2, 0, 3});
+  const Tensor x = tensor({-2, 0, 3}, kFloat32);
   EXPECT_TRUE(values_near(nn::ReLU()(x), {0, 0, 3}, {3}));
   EXPECT_TRUE(values_near(nn::Sigmoid()(x), {1 / (1 + std::exp(2.0)), 0.5, 1 / (1 + std::exp(-3.0))}, {3}));
   EXPECT_TRUE(values_near(nn::Tanh()(x), {std::tanh(-2.0), 0, std::tanh(3.0)}, {3}));
@@ -219,7 +219,7 @@ TEST(Sequential, ChainsChildrenInOrder) {
   auto fc = std::dynamic_pointer_cast<nn::Linear>(seq[0]);
   set_values(fc->weight, {1, 0, 0, -1});
   set_values(fc->bias, {0, 0});
-  EXPECT_TRUE(values_near(seq(tensor({{3, 4}})), {3, 0}, {1, 2}));
+  EXPECT_TRUE(values_near(seq(tensor({{3, 4}}, kFloat32)), {3, 0}, {1, 2}));
   seq.push_back(std::make_shared<nn::Flatten>(0));
   EXPECT_EQ(seq.size(), 3u);
   EXPECT_EQ(seq.named_children()[2].first, "2");
@@ -230,7 +230,7 @@ TEST(Sequential, ChainsChildrenInOrder) {
 }
 
 TEST(Losses, ModulesMatchTheCoreOps) {
-  const Tensor logits = tensor({{1, 2, 3}, {0, -1, 5}});
+  const Tensor logits = tensor({{1, 2, 3}, {0, -1, 5}}, kFloat32);
   const Tensor target = from_vector(std::vector<int64_t>{2, 0});
   // -log softmax: row 0 picks class 2, row 1 class 0.
   const double l0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0)) - 3;
@@ -238,9 +238,9 @@ TEST(Losses, ModulesMatchTheCoreOps) {
   EXPECT_TRUE(values_near(nn::CrossEntropyLoss()(logits, target), {(l0 + l1) / 2}, {}, 1e-6));
   EXPECT_TRUE(values_near(nn::CrossEntropyLoss(Reduction::Sum)(logits, target), {l0 + l1}, {}, 1e-6));
   EXPECT_TRUE(values_near(nn::NLLLoss(Reduction::None)(logits, target), {-3, 0}, {2}));
-  EXPECT_TRUE(values_near(nn::MSELoss()(tensor({1, 2}), tensor({2, 4})), {2.5}, {}));
+  EXPECT_TRUE(values_near(nn::MSELoss()(tensor({1, 2}, kFloat32), tensor({2, 4}, kFloat32)), {2.5}, {}));
   namespace F = nn::functional;
   EXPECT_TRUE(values_near(F::cross_entropy(logits, target), {(l0 + l1) / 2}, {}, 1e-6));
-  EXPECT_TRUE(values_near(F::relu(tensor({-1, 1})), {0, 1}, {2}));
+  EXPECT_TRUE(values_near(F::relu(tensor({-1, 1}, kFloat32)), {0, 1}, {2}));
   EXPECT_EQ(F::flatten(ones({2, 3, 4}), 1).shape(), (Shape{2, 12}));
 }

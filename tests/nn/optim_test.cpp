@@ -352,7 +352,7 @@ TEST(Optimizer, StateFollowsADTypeChange) {
   manual_seed(6);
   nn::Linear model(3, 2);
   nn::SGD opt(model.parameters(), {0.1, 0.9});
-  const Tensor x = tensor({{1, 2, 3}});
+  const Tensor x = tensor({{1, 2, 3}}, kFloat32);
   auto step = [&](const Tensor& input) {
     opt.zero_grad();
     model(input).sum().backward();

@@ -301,7 +301,7 @@ TEST(Safetensors, FileErrorsNameThePath) {
 TEST(Safetensors, FailedSaveKeepsThePreviousFile) {
   TempDir dir;
   const std::string path = dir.file("ckpt.safetensors");
-  nn::save_file(nn::StateDict{{"old", tensor({1, 2})}}, path);
+  nn::save_file(nn::StateDict{{"old", tensor({1, 2}, kFloat32)}}, path);
   const std::string old_bytes = read_bytes(path);
 
   // The target is a directory: refused before anything is written.
@@ -334,7 +334,7 @@ TEST(Safetensors, FailedSaveKeepsThePreviousFile) {
   EXPECT_EQ(dir.entries(), (std::vector<std::string>{"ckpt.safetensors", "taken"}));  // no temporaries
 
   // A successful save replaces it.
-  nn::save_file(nn::StateDict{{"new", tensor({3})}}, path);
+  nn::save_file(nn::StateDict{{"new", tensor({3}, kFloat32)}}, path);
   EXPECT_EQ(nn::load_file(path).keys(), std::vector<std::string>{"new"});
 }
 
@@ -462,9 +462,9 @@ TEST(Safetensors, SavingThroughASymlinkReplacesItsTarget) {
   TempDir dir;
   fs::create_directory(dir.file("real"));
   const std::string target = dir.file("real/ckpt.safetensors"), link = dir.file("link.safetensors");
-  nn::save_file(nn::StateDict{{"old", tensor({1})}}, target);
+  nn::save_file(nn::StateDict{{"old", tensor({1}, kFloat32)}}, target);
   fs::create_symlink("real/ckpt.safetensors", link);  // relative, as users make them
-  nn::save_file(nn::StateDict{{"new", tensor({2})}}, link);
+  nn::save_file(nn::StateDict{{"new", tensor({2}, kFloat32)}}, link);
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_EQ(nn::load_file(target).keys(), std::vector<std::string>{"new"});
   EXPECT_EQ(nn::load_file(link).at("new").to_vector<float>(), std::vector<float>{2});
@@ -481,16 +481,16 @@ TEST(Safetensors, SavingThroughASymlinkReplacesItsTarget) {
 TEST(Safetensors, ReadOnlyCheckpointsAreRefusedEvenForRoot) {
   TempDir dir;
   const std::string path = dir.file("frozen.safetensors");
-  nn::save_file(nn::StateDict{{"keep", tensor({5})}}, path);
+  nn::save_file(nn::StateDict{{"keep", tensor({5}, kFloat32)}}, path);
   ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
   EXPECT_THROW_LINE(
-      nn::save_file(nn::StateDict{{"new", tensor({1})}}, path), IOError,
+      nn::save_file(nn::StateDict{{"new", tensor({1}, kFloat32)}}, path), IOError,
       "save_file: \"" + path + "\" is read-only (its mode has no write bit); refusing to replace it");
   EXPECT_THROW_MSG(nn::check_writable(path), IOError, "save_file: \"" + path + "\" is read-only");
   EXPECT_EQ(nn::load_file(path).keys(), std::vector<std::string>{"keep"});
   ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
   nn::check_writable(path);
-  nn::save_file(nn::StateDict{{"new", tensor({1})}}, path);
+  nn::save_file(nn::StateDict{{"new", tensor({1}, kFloat32)}}, path);
   EXPECT_EQ(nn::load_file(path).keys(), std::vector<std::string>{"new"});
   EXPECT_THROW_MSG(nn::check_writable(dir.file("missing/x")), IOError,
                    "save_file: cannot create a file next to \"" + dir.file("missing/x") + "\"");
@@ -519,7 +519,7 @@ TEST(Safetensors, StaleTemporariesOfKilledSavesAreRemoved) {
   make("ckpt.safetensors.tmp-" + dead + "-toolong1", true);  // not our pattern: kept
   make("other.safetensors.tmp-" + dead + "-AbC123", true);   // another file's: kept
   make("ckpt.safetensors.tmp-AbC123", true);                 // no pid: kept
-  nn::save_file(nn::StateDict{{"w", tensor({1})}}, path);
+  nn::save_file(nn::StateDict{{"w", tensor({1}, kFloat32)}}, path);
   // entries() is sorted; so is the expectation (the pids' digits decide their order).
   std::vector<std::string> kept{"ckpt.safetensors",
                                 "ckpt.safetensors.tmp-" + alive + "-QwE456",

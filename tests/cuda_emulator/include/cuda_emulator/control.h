@@ -3,6 +3,8 @@
 // change them or to inspect and clear what a fault left behind (EMBER_CUDA=EMULATE only).
 //
 //   EMBER_EMULATED_CUDA_DEVICES   number of devices (default 2; 0 means none)
+//   EMBER_EMULATED_CUDA_DRIVER    none: no driver is installed (no devices, and
+//                                 cudaGetDeviceCount says the driver is insufficient)
 //   EMBER_EMULATED_CUDA_MEMORY    per-device capacity: bytes, or with K, M or G (binary)
 //   EMBER_EMULATED_CUDA_BLOCK_ORDER  forward (default), reverse, shuffle or shuffle:SEED
 //   EMBER_EMULATED_CUDA_STREAMS   immediate (default) or deferred: work waits in its

@@ -54,6 +54,7 @@ struct DeviceState {
 struct State {
   std::recursive_mutex mutex;
   std::string config_error;  // a malformed environment variable: no devices
+  bool no_driver = false;    // EMBER_EMULATED_CUDA_DRIVER=none: no devices either
   std::vector<DeviceState> devices;
   BlockOrder order = BlockOrder::Forward;
   uint64_t shuffle_seed = 0, shuffles = 0;
