@@ -9,7 +9,7 @@
 using namespace ember;
 
 TEST(Embedding, PicksTheRowsOfTheTableInTheIndicesShape) {
-  const Tensor weight = tensor({{0, 1}, {10, 11}, {20, 21}, {30, 31}});
+  const Tensor weight = tensor({{0, 1}, {10, 11}, {20, 21}, {30, 31}}, kFloat32);
   const Tensor idx = from_vector(std::vector<int64_t>{3, 0, 3, 1, 2, 2}).view({2, 3});
   const Tensor out = embedding(idx, weight);
   EXPECT_EQ(out.shape(), (Shape{2, 3, 2}));
@@ -61,7 +61,7 @@ TEST(Embedding, BadIndicesAndArgumentsAreTypedErrors) {
                     "embedding: index 10 is out of range for 10 embeddings");
   EXPECT_THROW_LINE(embedding(from_vector(std::vector<int64_t>{-1, 3}), weight), IndexError,
                     "embedding: index -1 is out of range for 10 embeddings");
-  EXPECT_THROW_MSG(embedding(tensor({1, 2}), weight), DTypeError,
+  EXPECT_THROW_MSG(embedding(tensor({1, 2}, kFloat32), weight), DTypeError,
                    "dtype mismatch in embedding: indices must be int64, got float32");
   EXPECT_THROW_MSG(embedding(from_vector(std::vector<int64_t>{0}), weight, 10), ValueError,
                    "embedding: padding_idx must be within num_embeddings (10), got 10");
@@ -77,9 +77,9 @@ TEST(Embedding, IndicesOnAnotherDeviceAreNamedAndOutOfRangeFailsOnCudaToo) {
   emb.to("cuda:0");
   const Tensor idx = from_vector(std::vector<int64_t>{0, 5});
   EXPECT_THROW_LINE(emb(idx), DeviceMismatchError,
-                    "tensors on different devices: embedding got indices on cpu and weight (weight) "
-                    "on cuda:0; move the model with model.to(device) or the input with input.to(device)");
+                    "tensors on different devices: embedding got indices on cpu and weight on cuda:0; "
+                    "move the model with model.to(device) or the input with input.to(device)");
   EXPECT_EQ(emb(idx.to("cuda:0")).device(), Device::cuda(0));
   EXPECT_THROW_LINE(emb(from_vector(std::vector<int64_t>{6}).to("cuda:0")), IndexError,
-                    "embedding: index 6 is out of range for 6 embeddings");
+                    "embedding: index 6 is out of range for 6 embeddings of weight");
 }
