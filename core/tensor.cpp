@@ -38,7 +38,7 @@ void raise_undefined(const char* what) { raise<ValueError>(what, ": the tensor i
 }  // namespace detail
 
 void Tensor::set_name(std::string name) const { checked_impl("set_name").name_ = std::move(name); }
-void Tensor::set_owner(std::weak_ptr<const TensorOwner> owner) const {
+void Tensor::set_owner(std::weak_ptr<const ModuleTag> owner) const {
   checked_impl("set_owner").owner_ = std::move(owner);
 }
 

@@ -13,6 +13,7 @@
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
 #include "ember/core/export.h"
+#include "ember/core/module_tag.h"
 #include "ember/core/shape.h"
 #include "ember/core/storage.h"
 #include "ember/core/tensor_options.h"
@@ -24,15 +25,6 @@ class TensorImpl;
 namespace detail {
 struct TensorImplAccess;  // core/tensor_impl_access.h: core's and autograd's door (not installed)
 }
-
-/// What registered a tensor (an nn::Module) and can say, when that tensor turns up on the
-/// wrong device, how to fix it. Core asks it only while building a device-mismatch message.
-class EMBER_API TensorOwner {
- public:
-  virtual ~TensorOwner();
-  /// The advice appended to a device-mismatch message about the tensor named tensor_name.
-  virtual std::string device_hint(const std::string& tensor_name) const = 0;
-};
 
 class EMBER_API Tensor {
  public:
@@ -56,8 +48,9 @@ class EMBER_API Tensor {
   const std::string& name() const;
   /// Names the tensor as a registered parameter or buffer (shared by every handle).
   void set_name(std::string name) const;
-  /// Sets the module that registered the tensor, which may explain device mismatches about it.
-  void set_owner(std::weak_ptr<const TensorOwner> owner) const;
+  /// Sets the tag of the module that registered the tensor, which lets a device-mismatch
+  /// message name a module that to(device) left behind (core/module_tag.h).
+  void set_owner(std::weak_ptr<const ModuleTag> owner) const;
   /// An identity for sets and maps: equal for every handle of one tensor.
   const void* identity() const { return impl_.get(); }
   /// The storage's version counter (bumped by in-place ops on any view).
@@ -192,7 +185,7 @@ class EMBER_API TensorImpl {
   std::shared_ptr<Node> grad_fn_;           // null for leaves
   std::weak_ptr<Node> grad_accumulator_;    // leaves: the node that sums into grad
   std::string name_;                        // set by Module registration
-  std::weak_ptr<const TensorOwner> owner_;  // the registering module, for device hints
+  std::weak_ptr<const ModuleTag> owner_;  // the registering module, for device hints
   std::shared_ptr<autograd::PostAccumulateGradHooks> post_accumulate_grad_hooks_;  // leaves, or null
   // Views made by the view ops (core/autograd/view_history.h): the root base, and the base's
   // grad_fn when this view's history was last made from it. An in-place op through a view

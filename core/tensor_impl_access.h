@@ -40,7 +40,7 @@ struct TensorImplAccess {
   static std::weak_ptr<Node>& grad_accumulator(const Tensor& t) { return t.impl_->grad_accumulator_; }
   /// The gradient slot of a leaf that an AccumulateGrad holds.
   static Tensor& grad(TensorImpl& leaf) { return leaf.grad_; }
-  static std::shared_ptr<const TensorOwner> owner(const Tensor& t) { return t.impl_->owner_.lock(); }
+  static std::shared_ptr<const ModuleTag> owner(const Tensor& t) { return t.impl_->owner_.lock(); }
   /// A handle of an existing tensor's state (autograd holds leaves weakly, by their state).
   static Tensor wrap(std::shared_ptr<TensorImpl> impl) { return Tensor(std::move(impl)); }
   /// A view's root base (null for a tensor that is not a view), the base's grad_fn when the

@@ -69,62 +69,11 @@ void clear_grads(const std::vector<Tensor>& params, bool set_to_none) {
 }
 }  // namespace detail
 
-namespace detail {
-
-class ModuleRecord;
-namespace {
-// The modules whose operator() is running on this thread, outermost first.
-thread_local std::vector<const ModuleRecord*> t_running;
-}  // namespace
-
-// What a module's registered tensors point back to (Tensor::set_owner): its type, whether
-// to(device) ever moved it, and the module it was first registered under. Separate from the
-// Module because registration runs in constructors, before any shared_ptr owns the module.
-class ModuleRecord : public TensorOwner {
- public:
-  explicit ModuleRecord(std::string type) : type_name(std::move(type)) {}
-
-  // The seeds' pitfall: a sub-model created outside, used inside forward, never registered,
-  // so model.to(device) left it behind. Name it instead of giving the generic hint.
-  std::string device_hint(const std::string& tensor_name) const override {
-    if (moved.load() || !running_module_was_moved()) return "";
-    std::shared_ptr<const ModuleRecord> up = parent.lock();
-    const ModuleRecord* root = this;
-    while (up) {
-      root = up.get();
-      up = up->parent.lock();
-    }
-    return ember::detail::concat(
-        tensor_name, " belongs to ", root->type_name,
-        ", a module that to(device) never moved while another module was moved: register it "
-        "under your model with register_module(...) so that model.to(device) moves it, or move "
-        "it with .to(device)");
-  }
-
-  static bool running_module_was_moved() {
-    for (const ModuleRecord* r : t_running)
-      if (r->moved.load()) return true;
-    return false;
-  }
-
-  std::string type_name;
-  std::atomic<bool> moved{false};
-  std::weak_ptr<const ModuleRecord> parent;
-};
-
-}  // namespace detail
-
 Module::Module(std::string type_name)
-    : type_name_(std::move(type_name)), record_(std::make_shared<detail::ModuleRecord>(type_name_)) {}
+    : type_name_(std::move(type_name)), tag_(std::make_shared<ModuleTag>(type_name_)) {}
 Module::~Module() = default;
 
-Tensor Module::operator()(const Tensor& input) {
-  struct Running {  // pops even when forward throws
-    explicit Running(const detail::ModuleRecord* r) { detail::t_running.push_back(r); }
-    ~Running() { detail::t_running.pop_back(); }
-  } running(record_.get());
-  return forward(input);
-}
+Tensor Module::operator()(const Tensor& input) { return forward(input); }
 
 Tensor Module::forward(const Tensor&) {
   raise<NotImplementedError>(type_name_, " does not define forward(input)");
@@ -150,8 +99,8 @@ Tensor Module::register_parameter(const std::string& name, Tensor t, bool requir
                       "\" must be a leaf tensor (one not computed by a recorded op; use detach())");
   t.requires_grad_(requires_grad);
   if (t.name().empty()) {  // a shared tensor keeps its first name and owner
-    t.set_name(name);
-    t.set_owner(record_);
+    t.set_name(path_of(name));
+    t.set_owner(tag_);
   }
   params_.emplace_back(name, t);
   return t;
@@ -161,8 +110,8 @@ Tensor Module::register_buffer(const std::string& name, Tensor t) {
   check_new_name("register_buffer", name);
   if (!t.defined()) raise<ValueError>("register_buffer: \"", name, "\" is an undefined tensor");
   if (t.name().empty()) {
-    t.set_name(name);
-    t.set_owner(record_);
+    t.set_name(path_of(name));
+    t.set_owner(tag_);
   }
   buffers_.emplace_back(name, t);
   return t;
@@ -175,13 +124,20 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
     if (m.second.get() == this)
       raise<ValueError>("register_module: \"", name, "\" would make ", type_name_, " a descendant of itself");
   // The child's tensors named after their place in the child become named after their place
-  // here; a tensor first named elsewhere (shared) keeps that name.
+  // from the outermost module (this one may be registered already: a ModuleList filled after
+  // its registration); a tensor first named elsewhere (shared) keeps that name.
+  child->tag_->set_parent_once(tag_, name);
+  const std::string child_path = child->tag_->path();
   NamedTensors below;
   child->collect("", below);
   for (const auto& entry : below)
-    if (entry.second.name() == entry.first) entry.second.set_name(name + "." + entry.first);
-  if (child->record_->parent.expired()) child->record_->parent = record_;
+    if (entry.second.name() == entry.first) entry.second.set_name(child_path + "." + entry.first);
   children_.emplace_back(name, std::move(child));
+}
+
+std::string Module::path_of(const std::string& name) const {
+  const std::string path = tag_->path();
+  return path.empty() ? name : path + "." + name;
 }
 
 std::shared_ptr<Module> Module::self() const {
@@ -279,11 +235,11 @@ Module& Module::to(Device device) {
   NoGradGuard no_grad;
   for (const Tensor& t : unique_state(*this))
     if (t.device() != device) set_data(t, ember::detail::transfer(t, device));
-  for (const auto& m : modules()) m->record_->moved = true;
+  for (const auto& m : modules()) m->tag_->mark_moved();
   return *this;
 }
 
-bool Module::was_moved() const { return record_->moved.load(); }
+bool Module::was_moved() const { return tag_->moved(); }
 
 namespace {
 // The tensor at path among the lists that select picks from each module, or undefined.

@@ -16,9 +16,6 @@ namespace ember::nn {
 
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 class Module;
-namespace detail {
-class ModuleRecord;
-}
 using NamedModules = std::vector<std::pair<std::string, std::shared_ptr<Module>>>;
 
 class EMBER_API Module : public std::enable_shared_from_this<Module> {
@@ -34,7 +31,8 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
 
   /// The computation; the default throws NotImplementedError.
   virtual Tensor forward(const Tensor& input);
-  /// forward(input), with this module noted as running (for device-mismatch hints).
+  /// forward(input). Modules whose forward takes other arguments derive from
+  /// ForwardingModule (below) for the same call syntax.
   Tensor operator()(const Tensor& input);
 
   // ---- registration (names: non-empty, no '.', unique within this module) ----
@@ -71,8 +69,9 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
 
   // ---- state ----
   /// Whether to(device) has moved this module, directly or through a parent. A device
-  /// mismatch on a tensor of a never-moved module, inside the call of a module that was
-  /// moved, names the module left behind (a sub-model held but not registered).
+  /// mismatch on a tensor of a never-moved module, while a module that was moved is alive,
+  /// names the module left behind (a sub-model held but not registered), however its
+  /// forward was called.
   bool was_moved() const;
   /// Moves every parameter, gradient and buffer to device in place: handles held elsewhere
   /// (optimizers) follow, and names survive.
@@ -106,16 +105,38 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   void add_child(const std::string& name, std::shared_ptr<Module> child);
   void check_new_name(const char* what, const std::string& name) const;
   std::shared_ptr<Module> self() const;
+  // name as its path from the outermost module ("layers.1.weight"), whenever it is registered.
+  std::string path_of(const std::string& name) const;
   // Every registration below this module with its relative path, in state_dict order
   // (each module's parameters, then its buffers, then its children), duplicates included.
   void collect(const std::string& prefix, NamedTensors& out) const;
 
   std::string type_name_;
-  std::shared_ptr<detail::ModuleRecord> record_;  // what registered tensors point back to
+  // What registered tensors point at, for device hints (core/module_tag.h). A shared_ptr of
+  // its own because registration runs in constructors, before any shared_ptr owns the module.
+  std::shared_ptr<ModuleTag> tag_;
   bool training_ = true;
   NamedTensors params_;
   NamedTensors buffers_;
   NamedModules children_;
+};
+
+/// The base of modules whose forward takes several tensors or other arguments (token ids, a
+/// mask, token types): `(*model)(ids, mask, types)` calls Derived::forward(ids, mask, types), as
+/// LibTorch's module holders forward any arguments. Device hints name a sub-model left behind
+/// however forward is reached (core/module_tag.h).
+///   struct Bert : nn::ForwardingModule<Bert> {
+///     Bert() : ForwardingModule("Bert") {}
+///     Tensor forward(const Tensor& ids, const Tensor& mask);
+///   };
+template <class Derived, class Base = Module>
+class ForwardingModule : public Base {
+ public:
+  using Base::Base;
+  template <class... Args>
+  decltype(auto) operator()(Args&&... args) {
+    return static_cast<Derived&>(*this).forward(std::forward<Args>(args)...);
+  }
 };
 
 EMBER_API std::ostream& operator<<(std::ostream& os, const Module& m);

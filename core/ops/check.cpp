@@ -5,16 +5,22 @@
 
 namespace ember {
 
-TensorOwner::~TensorOwner() = default;
-
 namespace {
 constexpr const char* kMoveHint = "move the model with model.to(device) or the input with input.to(device)";
 
-// The owner's advice for a registered tensor ("" when it has none or is gone).
+// The seeds' pitfall: a sub-model created outside, used inside forward, never registered, so
+// model.to(device) left it behind. When a registered tensor's module was never moved while
+// some module was, name the module instead of giving the generic hint. However forward was
+// reached (call operator, forward(...) directly, several inputs), the tags say the same.
 std::string owner_hint(const Tensor& t) {
   if (t.name().empty()) return "";
   const auto owner = detail::TensorImplAccess::owner(t);
-  return owner ? owner->device_hint(t.name()) : "";
+  if (!owner || owner->moved() || !ModuleTag::any_alive_moved()) return "";
+  return detail::concat(
+      t.name(), " belongs to ", owner->root_type_name(),
+      ", a module that to(device) never moved while another module was moved: register it "
+      "under your model with register_module(...) so that model.to(device) moves it, or move "
+      "it with .to(device)");
 }
 
 [[noreturn]] void device_mismatch(const char* op, const std::string& a, const Tensor& ta,
@@ -30,7 +36,8 @@ std::string owner_hint(const Tensor& t) {
 }  // namespace
 
 std::string describe_arg(const char* name, const Tensor& t) {
-  if (t.defined() && !t.name().empty()) return detail::concat(name, " (", t.name(), ")");
+  // A standalone module's parameter is named as the argument is ("weight"): say it once.
+  if (t.defined() && !t.name().empty() && t.name() != name) return detail::concat(name, " (", t.name(), ")");
   return name;
 }
 

@@ -36,7 +36,9 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   if (flat.numel() > 0) {
     const auto lo = min(flat).item<int64_t>(), hi = max(flat).item<int64_t>();
     if (lo < 0 || hi >= num)
-      raise<IndexError>(op, ": index ", lo < 0 ? lo : hi, " is out of range for ", num, " embeddings");
+      // Named after the table when a module registered it ("position_embeddings.weight").
+      raise<IndexError>(op, ": index ", lo < 0 ? lo : hi, " is out of range for ", num, " embeddings",
+                        weight.name().empty() ? "" : " of " + weight.name());
   }
   Tensor rows = index_select(weight, 0, flat);
   if (padding_idx && weight.requires_grad() && GradMode::is_enabled()) {

@@ -31,6 +31,11 @@ if [[ ! -f $KIT/manifest.txt ]]; then
   exit 2
 fi
 log "kit: $KIT ($(tr '\n' ';' <"$KIT/manifest.txt"))"
+# The PyTorch fixtures that the transformer parity cases read (the kit sits in the checkout's .gpu/).
+if [[ -z ${EMBER_SOURCE_DIR:-} && -d $KIT/../tests/parity/fixtures ]]; then
+  EMBER_SOURCE_DIR=$(cd "$KIT/.." && pwd)
+  export EMBER_SOURCE_DIR
+fi
 
 # ---- libraries: cuDNN, cuBLAS and NVRTC are the machine's (hundreds of MiB, never carried) ----
 # shellcheck source=find_cuda_libs.sh

@@ -77,9 +77,9 @@ TEST(Embedding, IndicesOnAnotherDeviceAreNamedAndOutOfRangeFailsOnCudaToo) {
   emb.to("cuda:0");
   const Tensor idx = from_vector(std::vector<int64_t>{0, 5});
   EXPECT_THROW_LINE(emb(idx), DeviceMismatchError,
-                    "tensors on different devices: embedding got indices on cpu and weight (weight) "
-                    "on cuda:0; move the model with model.to(device) or the input with input.to(device)");
+                    "tensors on different devices: embedding got indices on cpu and weight on cuda:0; "
+                    "move the model with model.to(device) or the input with input.to(device)");
   EXPECT_EQ(emb(idx.to("cuda:0")).device(), Device::cuda(0));
   EXPECT_THROW_LINE(emb(from_vector(std::vector<int64_t>{6}).to("cuda:0")), IndexError,
-                    "embedding: index 6 is out of range for 6 embeddings");
+                    "embedding: index 6 is out of range for 6 embeddings of weight");
 }

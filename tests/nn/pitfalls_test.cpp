@@ -71,3 +71,81 @@ TEST(Pitfalls, ParametersAndBuffersAreFoundByTheirDottedNames) {
   EXPECT_THROW_LINE(nn::ReLU().parameter("weight"), ValueError,
                     "parameter: ReLU has no parameter named \"weight\" (it has none)");
 }
+
+namespace {
+
+// A BERT-like model: forward takes ids and a mask, so it is called through ForwardingModule;
+// its encoder is held but not registered (the pitfall again).
+struct TwoInputModel : nn::ForwardingModule<TwoInputModel> {
+  explicit TwoInputModel(std::shared_ptr<Encoder> enc)
+      : ForwardingModule("TwoInputModel"), encoder(std::move(enc)) {
+    head = register_module("head", std::make_shared<nn::Linear>(4, 2));
+  }
+  Tensor forward(const Tensor& x, const Tensor& mask) { return head->forward(encoder->forward(x) * mask); }
+  std::shared_ptr<Encoder> encoder;
+  std::shared_ptr<nn::Linear> head;
+};
+
+const char* const kLeftBehind =
+    "tensors on different devices: linear got input on cuda:0 and weight (proj.weight) on cpu; "
+    "proj.weight belongs to Encoder, a module that to(device) never moved while another module "
+    "was moved: register it under your model with register_module(...) so that "
+    "model.to(device) moves it, or move it with .to(device)";
+
+}  // namespace
+
+TEST(Pitfalls, TheSubModelLeftBehindIsNamedHoweverForwardIsReached) {
+  test::EmulatedCuda emu(1);
+  Classifier one(std::make_shared<Encoder>());
+  one.to("cuda:0");
+  const Tensor x = randn({3, 4}, Device::cuda(0));
+  EXPECT_THROW_LINE(one.forward(x), DeviceMismatchError, kLeftBehind);  // not through operator()
+
+  TwoInputModel two(std::make_shared<Encoder>());
+  two.to("cuda:0");
+  const Tensor mask = ones({3, 1}, Device::cuda(0));
+  EXPECT_THROW_LINE(two(x, mask), DeviceMismatchError, kLeftBehind);
+  EXPECT_THROW_LINE(two.forward(x, mask), DeviceMismatchError, kLeftBehind);
+  two.encoder->to("cuda:0");
+  const Tensor y = two(x, mask);
+  EXPECT_EQ(y.shape(), (Shape{3, 2}));
+  EXPECT_EQ(y.device(), Device::cuda(0));
+}
+
+TEST(Pitfalls, TheRootModuleIsNamedForADeepSubModelAndOnlyWhileAMovedModuleLives) {
+  test::EmulatedCuda emu(1);
+  // The encoder sits two levels down in a container that was never moved.
+  nn::Sequential outer{std::make_shared<nn::Sequential>(
+      std::initializer_list<std::shared_ptr<nn::Module>>{std::make_shared<nn::Linear>(4, 4)})};
+  const Tensor x = randn({2, 4}, Device::cuda(0));
+  // Nothing moved anywhere: the generic advice.
+  EXPECT_THROW_LINE(
+      outer(x), DeviceMismatchError,
+      "tensors on different devices: linear got input on cuda:0 and weight (0.0.weight) on cpu; "
+      "move the model with model.to(device) or the input with input.to(device)");
+  {
+    nn::Linear moved(1, 1);
+    moved.to("cuda:0");
+    EXPECT_THROW_LINE(
+        outer(x), DeviceMismatchError,
+        "tensors on different devices: linear got input on cuda:0 and weight (0.0.weight) on cpu; "
+        "0.0.weight belongs to Sequential, a module that to(device) never moved while another "
+        "module was moved: register it under your model with register_module(...) so that "
+        "model.to(device) moves it, or move it with .to(device)");
+  }
+  // The moved module is gone: the generic advice again.
+  EXPECT_THROW_MSG(outer(x), DeviceMismatchError,
+                   "tensors on different devices: linear got input on cuda:0 and weight (0.0.weight) on cpu; "
+                   "move the model");
+}
+
+TEST(Pitfalls, AnEmbeddingOutOfRangeNamesItsTable) {
+  struct Embeddings : nn::Module {
+    Embeddings() : Module("Embeddings") {
+      position_embeddings = register_module("position_embeddings", std::make_shared<nn::Embedding>(64, 2));
+    }
+    std::shared_ptr<nn::Embedding> position_embeddings;
+  } m;
+  EXPECT_THROW_LINE((*m.position_embeddings)(from_vector(std::vector<int64_t>{3, 79})), IndexError,
+                    "embedding: index 79 is out of range for 64 embeddings of position_embeddings.weight");
+}
