@@ -46,9 +46,9 @@ TEST(CudaClipGradNorm, GradientsOnTwoDevicesAreNormedTogether) {
   Tensor a = zeros({2}, TensorOptions().device(Device::cuda(1))).requires_grad_();
   Tensor b = zeros({1}, TensorOptions().device(Device::cuda(0))).requires_grad_();
   Tensor c = zeros({1}).requires_grad_();
-  a.set_grad(tensor({3, -4}).to(Device::cuda(1)));
-  b.set_grad(tensor({12}).to(Device::cuda(0)));
-  c.set_grad(tensor({84}));  // 3^2 + 4^2 + 12^2 + 84^2 = 85^2
+  a.set_grad(tensor({3, -4}, kFloat32).to(Device::cuda(1)));
+  b.set_grad(tensor({12}, kFloat32).to(Device::cuda(0)));
+  c.set_grad(tensor({84}, kFloat32));  // 3^2 + 4^2 + 12^2 + 84^2 = 85^2
   const Tensor total = nn::utils::clip_grad_norm_({a, b, c}, 8.5);
   EXPECT_EQ(total.device(), Device::cuda(1));
   EXPECT_TRUE(values_near(total, {85}, {}));

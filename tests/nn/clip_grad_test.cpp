@@ -26,7 +26,7 @@ TEST(ClipGradNorm, NoGradientsGiveZero) {
 TEST(ClipGradNorm, EmptyGradientsCountForNothing) {
   Tensor p = zeros({0}).requires_grad_(), q = zeros({2}).requires_grad_();
   p.set_grad(zeros({0}));
-  q.set_grad(tensor({6, 8}));
+  q.set_grad(tensor({6, 8}, kFloat32));
   EXPECT_TRUE(values_near(nn::utils::clip_grad_norm_({p, q}, 5.0, INFINITY), {8}, {}));
   EXPECT_TRUE(values_near(q.grad(), {6 * 5 / (8 + 1e-6), 8 * 5 / (8 + 1e-6)}, {2}, 1e-7));
 }
@@ -47,8 +47,8 @@ TEST(ClipGradNorm, GradientsOnSeveralDevicesAreNormedTogether) {
   ember::test::EmulatedCuda emulated;
   Tensor a = zeros({2}).requires_grad_();
   Tensor b = zeros({1}, TensorOptions().device(Device::cuda(0))).requires_grad_();
-  a.set_grad(tensor({3, -4}));
-  b.set_grad(tensor({12}).to(Device::cuda(0)));
+  a.set_grad(tensor({3, -4}, kFloat32));
+  b.set_grad(tensor({12}, kFloat32).to(Device::cuda(0)));
   // The total lives on the first gradient's device; each gradient is scaled on its own.
   const Tensor total = nn::utils::clip_grad_norm_({a, b}, 6.5);
   EXPECT_EQ(total.device(), Device::cpu());
