@@ -28,4 +28,8 @@ inline ArgSpec boolean(const std::string& name, Shape shape) {
 /// (op_catalog_block_paths.cpp).
 std::vector<OpSpec> block_path_cases();
 
+/// The transformer toolkit's pointwise ops and moments: erf, rsqrt, gelu, masked_fill, var,
+/// std (op_catalog_pointwise.cpp).
+std::vector<OpSpec> pointwise_cases();
+
 }  // namespace ember::test
