@@ -35,6 +35,13 @@
   /* p0 ^ x */                                                                                              \
   X(RPowScalar, pow, Floating, Custom, (fn::RPowScalar<T>{static_cast<T>(p0)}), (g * out() * std::log(p0))) \
   X(LogicalNot, logical_not, Logical, Custom, (fn::LogicalNot{}), (no_gradient()))                          \
+  /* d erf(x) = 2 / sqrt(pi) * exp(-x^2) */                                                                 \
+  X(Erf, erf, Floating, Plain, (fn::Erf{}), (g * exp(-square(in())) * kTwoOverSqrtPi))                      \
+  /* d x^(-1/2) = -1/2 * x^(-3/2) = -1/2 * out^3 */                                                         \
+  X(Rsqrt, rsqrt, Floating, Plain, (fn::Rsqrt{}), (g * pow(out(), 3.0) * -0.5))                             \
+  /* gelu(x, approximate="none") and gelu(x, approximate="tanh"), both ember::gelu */                       \
+  X(Gelu, gelu, Floating, Custom, (fn::Gelu{}), (raw_binary(BinaryOp::GeluBackward, g, in())))              \
+  X(GeluTanh, gelu, Floating, Custom, (fn::GeluTanh{}), (raw_binary(BinaryOp::GeluTanhBackward, g, in())))  \
   EMBER_EXTRA_UNARY_OP_ROW(X)
 
 // X(Enum, name, dtypes, kind, functor, saves, lhs gradient, rhs gradient, gradient with a scalar)
@@ -72,7 +79,12 @@
     (no_gradient()), (no_gradient()), (no_gradient()))                                                    \
   /* g * (1 - y^2), y the saved output */                                                                 \
   X(TanhBackward, tanh_backward, Floating, Gradient, (fn::TanhBackward{}), SavesNothing, (no_gradient()), \
-    (no_gradient()), (no_gradient()))
+    (no_gradient()), (no_gradient()))                                                                     \
+  /* g * d gelu(x) / dx, x the saved input (exact and tanh forms) */                                      \
+  X(GeluBackward, gelu_backward, Floating, Gradient, (fn::GeluBackward{}), SavesNothing, (no_gradient()), \
+    (no_gradient()), (no_gradient()))                                                                     \
+  X(GeluTanhBackward, gelu_backward, Floating, Gradient, (fn::GeluTanhBackward{}), SavesNothing,          \
+    (no_gradient()), (no_gradient()), (no_gradient()))
 
 // tests/CMakeLists.txt (op_tables.*): a row whose functor and gradient were never written
 // must not compile.

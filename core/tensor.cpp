@@ -208,6 +208,8 @@ Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
 Tensor Tensor::tanh() const { return ember::tanh(*this); }
 Tensor Tensor::clamp(double lo, double hi) const { return ember::clamp(*this, lo, hi); }
+Tensor Tensor::masked_fill(const Tensor& m, double v) const { return ember::masked_fill(*this, m, v); }
+Tensor& Tensor::masked_fill_(const Tensor& m, double v) { return ember::masked_fill_(*this, m, v); }
 Tensor& Tensor::add_(const Tensor& o, double alpha) { return ember::add_(*this, o, alpha); }
 Tensor& Tensor::add_(double v) { return ember::add_(*this, v); }
 Tensor& Tensor::mul_(const Tensor& o) { return ember::mul_(*this, o); }
@@ -216,6 +218,14 @@ Tensor Tensor::sum() const { return ember::sum(*this); }
 Tensor Tensor::sum(const std::vector<int64_t>& d, bool k) const { return ember::sum(*this, d, k); }
 Tensor Tensor::mean() const { return ember::mean(*this); }
 Tensor Tensor::mean(const std::vector<int64_t>& d, bool k) const { return ember::mean(*this, d, k); }
+Tensor Tensor::var() const { return ember::var(*this); }
+Tensor Tensor::var(const std::vector<int64_t>& d, double c, bool k) const {
+  return ember::var(*this, d, c, k);
+}
+Tensor Tensor::std() const { return ember::std(*this); }
+Tensor Tensor::std(const std::vector<int64_t>& d, double c, bool k) const {
+  return ember::std(*this, d, c, k);
+}
 Tensor Tensor::max() const { return ember::max(*this); }
 Tensor Tensor::min() const { return ember::min(*this); }
 Tensor Tensor::argmax(int64_t d, bool k) const { return ember::argmax(*this, d, k); }

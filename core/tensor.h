@@ -144,6 +144,8 @@ class EMBER_API Tensor {
   Tensor sigmoid() const;
   Tensor tanh() const;
   Tensor clamp(double min, double max) const;
+  Tensor masked_fill(const Tensor& mask, double value) const;
+  Tensor& masked_fill_(const Tensor& mask, double value);
   Tensor& add_(const Tensor& o, double alpha = 1.0);
   Tensor& add_(double value);
   Tensor& mul_(const Tensor& o);
@@ -152,6 +154,10 @@ class EMBER_API Tensor {
   Tensor sum(const std::vector<int64_t>& dims, bool keepdim = false) const;
   Tensor mean() const;
   Tensor mean(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  Tensor var() const;
+  Tensor var(const std::vector<int64_t>& dims, double correction = 1, bool keepdim = false) const;
+  Tensor std() const;
+  Tensor std(const std::vector<int64_t>& dims, double correction = 1, bool keepdim = false) const;
   Tensor max() const;
   Tensor min() const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;

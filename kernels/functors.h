@@ -17,6 +17,8 @@ EMBER_HD_INLINE float m_sqrt(float x) { return ::sqrtf(x); }
 EMBER_HD_INLINE double m_sqrt(double x) { return ::sqrt(x); }
 EMBER_HD_INLINE float m_tanh(float x) { return ::tanhf(x); }
 EMBER_HD_INLINE double m_tanh(double x) { return ::tanh(x); }
+EMBER_HD_INLINE float m_erf(float x) { return ::erff(x); }
+EMBER_HD_INLINE double m_erf(double x) { return ::erf(x); }
 EMBER_HD_INLINE float m_pow(float x, float y) { return ::powf(x, y); }
 EMBER_HD_INLINE double m_pow(double x, double y) { return ::pow(x, y); }
 template <class T>
@@ -130,6 +132,39 @@ struct RPowScalar {
   T base;
   EMBER_HD T operator()(T x) const { return m_pow(base, x); }
 };
+struct Erf {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return m_erf(x);
+  }
+};
+// 1 / sqrt(x), not CUDA's rsqrtf (2 ulp): the devices agree to rounding.
+struct Rsqrt {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return T(1) / m_sqrt(x);
+  }
+};
+// GELU's constants: 1/sqrt(2), 1/sqrt(2 pi), sqrt(2/pi) and the tanh form's cubic coefficient.
+constexpr double kGeluInvSqrt2 = 0.70710678118654752440;
+constexpr double kGeluInvSqrt2Pi = 0.39894228040143267794;
+constexpr double kGeluSqrt2OverPi = 0.79788456080286535588;
+constexpr double kGeluCubic = 0.044715;
+// x * Phi(x), Phi the standard normal CDF (approximate="none").
+struct Gelu {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return x * T(0.5) * (T(1) + m_erf(x * T(kGeluInvSqrt2)));
+  }
+};
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (approximate="tanh").
+struct GeluTanh {
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    const T inner = T(kGeluSqrt2OverPi) * (x + T(kGeluCubic) * x * x * x);
+    return T(0.5) * x * (T(1) + m_tanh(inner));
+  }
+};
 struct LogicalNot {
   template <class T>
   EMBER_HD bool operator()(T x) const {
@@ -233,6 +268,34 @@ struct TanhBackward {
   template <class T>
   EMBER_HD T operator()(T g, T y) const {
     return g * (T(1) - y * y);
+  }
+};
+
+// The gradient rows are dispatched for every dtype but only run on floating ones (their rows
+// are Floating): an integer T computes in double, so that the templates compile.
+template <class T>
+using FloatingOr = std::conditional_t<std::is_floating_point<T>::value, T, double>;
+// d/dx x Phi(x) = Phi(x) + x phi(x), phi the standard normal density.
+struct GeluBackward {
+  template <class T>
+  EMBER_HD T operator()(T g_in, T x_in) const {
+    using F = FloatingOr<T>;
+    const F g = F(g_in), x = F(x_in);
+    const F cdf = F(0.5) * (F(1) + m_erf(x * F(kGeluInvSqrt2)));
+    const F pdf = F(kGeluInvSqrt2Pi) * m_exp(F(-0.5) * x * x);
+    return T(g * (cdf + x * pdf));
+  }
+};
+// d/dx 0.5 x (1 + tanh(u)), u = c (x + k x^3): 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) c (1 + 3 k x^2).
+struct GeluTanhBackward {
+  template <class T>
+  EMBER_HD T operator()(T g_in, T x_in) const {
+    using F = FloatingOr<T>;
+    const F g = F(g_in), x = F(x_in);
+    const F x2 = x * x;
+    const F th = m_tanh(F(kGeluSqrt2OverPi) * (x + F(kGeluCubic) * x2 * x));
+    const F du = F(kGeluSqrt2OverPi) * (F(1) + F(3 * kGeluCubic) * x2);
+    return T(g * (F(0.5) * (F(1) + th) + F(0.5) * x * (F(1) - th * th) * du));
   }
 };
 

@@ -1,5 +1,8 @@
 #pragma once
 // Parameterless layers: activations and Flatten.
+#include <string>
+#include <utility>
+
 #include "ember/nn/module.h"
 
 namespace ember::nn {
@@ -20,6 +23,16 @@ class EMBER_API Tanh : public Module {
  public:
   Tanh() : Module("Tanh") {}
   Tensor forward(const Tensor& input) override;
+};
+
+/// gelu(input, approximate) as torch.nn.GELU: approximate "none" (exact) or "tanh"; another
+/// string is gelu's ValueError at forward, as in PyTorch.
+class EMBER_API GELU : public Module {
+ public:
+  explicit GELU(std::string approximate = "none") : Module("GELU"), approximate(std::move(approximate)) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  const std::string approximate;
 };
 
 /// Flattens dims start_dim..end_dim into one (a view when possible), as torch.nn.Flatten.

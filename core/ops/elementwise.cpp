@@ -48,6 +48,9 @@ Tensor scalar_like(const Tensor& t, double s) {
   return full({}, s, TensorOptions(t.dtype()).device(t.device()));
 }
 
+// 2 / sqrt(pi), erf's derivative at 0.
+constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+
 // The gradients of the op table's rows (core/elementwise_ops.h): each node's backward is a
 // switch generated from the rows' gradient columns.
 class ElementwiseNode : public Node {
@@ -272,6 +275,13 @@ Tensor clamp(const Tensor& t, double lo, double hi) {
   return unary(UnaryOp::Clamp, t, lo, hi);
 }
 
+Tensor gelu(const Tensor& t, const std::string& approximate) {
+  check_defined("gelu", {{"input", t}});
+  if (approximate != "none" && approximate != "tanh")
+    raise<ValueError>("gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
+  return unary(approximate == "none" ? UnaryOp::Gelu : UnaryOp::GeluTanh, t);
+}
+
 Tensor eq(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Eq, a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Ne, a, b); }
 Tensor lt(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Lt, a, b); }
@@ -314,6 +324,64 @@ Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) {
     autograd::record(out, node, {&c, &a, &b});
   }
   return out;
+}
+
+namespace {
+
+// masked_fill's checks, devices first: mask must be bool and broadcast to the filled tensor's
+// shape, which never changes.
+void check_masked_fill(const char* op, const char* self_name, const Tensor& t, const Tensor& mask) {
+  check_defined(op, {{self_name, t}, {"mask", mask}});
+  check_same_device(op, {{self_name, t}, {"mask", mask}});
+  check_dtype(op, {"mask", mask}, kBool);
+  const Shape& m = mask.shape();
+  const Shape& s = t.shape();
+  bool fits = m.size() <= s.size();
+  for (size_t i = 1; fits && i <= m.size(); ++i)
+    fits = m[m.size() - i] == 1 || m[m.size() - i] == s[s.size() - i];
+  if (!fits)
+    raise<ShapeError>(op, ": mask of shape ", shape_str(m), " cannot be broadcast to ", self_name,
+                      "'s shape ", shape_str(s));
+}
+
+// The filled positions do not depend on the input: their gradient is zero.
+class MaskedFillNode final : public Node {
+ public:
+  MaskedFillNode() : Node("masked_fill") {}
+  std::vector<Tensor> backward(const Tensor& g) override {
+    Tensor zero = zeros({}, TensorOptions(g.dtype()).device(g.device()));
+    return {where(saved(0), zero, g), Tensor()};
+  }
+};
+
+// mask ? value : t through the backend's where, value converted to t's dtype as fill does.
+Tensor fill_masked(const Tensor& t, const Tensor& mask, double value) {
+  Tensor out = detail::make_empty(t.shape(), t.dtype(), t.device());
+  if (out.numel()) {
+    const Tensor fill = full({}, value, TensorOptions(t.dtype()).device(t.device()));
+    backend_for(t.device())
+        .where(out, detail::broadcast_to(mask, t.shape(), "masked_fill"),
+               detail::broadcast_to(fill, t.shape(), "masked_fill"), t);
+  }
+  if (autograd::any_requires_grad({&t})) {
+    auto node = autograd::make_node<MaskedFillNode>();
+    node->save(mask);
+    autograd::record(out, node, {&t, &mask});
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor masked_fill(const Tensor& input, const Tensor& mask, double value) {
+  check_masked_fill("masked_fill", "input", input, mask);
+  return fill_masked(input, mask, value);
+}
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, double value) {
+  check_masked_fill("masked_fill_", "self", self, mask);
+  return inplace(self, "masked_fill_", nullptr,
+                 [&](const Tensor& s, const Tensor&) { return fill_masked(s, mask, value); });
 }
 
 Tensor& add_(Tensor& self, const Tensor& other, double alpha) {

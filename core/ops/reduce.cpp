@@ -188,6 +188,23 @@ ValuesIndices reduce_with_index(ReduceOp op, const Tensor& t, int64_t dim_in, bo
   return {values, indices};
 }
 
+// Two passes: the mean, then the squared deviations from it (E[x^2] - E[x]^2 would cancel).
+// The divisor is PyTorch's max(0, N - correction): a correction at or past N gives inf (nan
+// where every deviation is 0), an empty reduction nan. Composed of front-ends, so the
+// gradient (2 (x - mean) / (N - correction) g) and the CUDA path come with them.
+Tensor variance(const char* op, const Tensor& t, const std::vector<int64_t>& dims_in, double correction,
+                bool keepdim) {
+  check_defined(op, {{"input", t}});
+  check_floating(op, {"input", t});
+  const std::vector<int> dims = reduced_dims(t, dims_in, op);
+  int64_t count = 1;
+  for (int d : dims) count *= t.size(d);
+  const std::vector<int64_t> dims64(dims.begin(), dims.end());
+  const Tensor deviations = t - mean(t, dims64, true);
+  const double divisor = std::max(0.0, static_cast<double>(count) - correction);
+  return sum(square(deviations), dims64, keepdim) / divisor;
+}
+
 }  // namespace
 
 Tensor sum(const Tensor& t) { return reduce(ReduceOp::Sum, t, {}, false); }
@@ -197,6 +214,14 @@ Tensor sum(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
 Tensor mean(const Tensor& t) { return reduce(ReduceOp::Mean, t, {}, false); }
 Tensor mean(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim) {
   return reduce(ReduceOp::Mean, t, dims, keepdim);
+}
+Tensor var(const Tensor& t) { return variance("var", t, {}, 1, false); }
+Tensor var(const Tensor& t, const std::vector<int64_t>& dims, double correction, bool keepdim) {
+  return variance("var", t, dims, correction, keepdim);
+}
+Tensor std(const Tensor& t) { return sqrt(variance("std", t, {}, 1, false)); }
+Tensor std(const Tensor& t, const std::vector<int64_t>& dims, double correction, bool keepdim) {
+  return sqrt(variance("std", t, dims, correction, keepdim));
 }
 Tensor max(const Tensor& t) { return reduce(ReduceOp::Max, t, {}, false); }
 Tensor min(const Tensor& t) { return reduce(ReduceOp::Min, t, {}, false); }

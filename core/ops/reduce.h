@@ -18,6 +18,16 @@ EMBER_API Tensor sum(const Tensor& t, const std::vector<int64_t>& dims, bool kee
 /// Mean (floating dtypes only).
 EMBER_API Tensor mean(const Tensor& t);
 EMBER_API Tensor mean(const Tensor& t, const std::vector<int64_t>& dims, bool keepdim = false);
+/// Variance over dims (all dims when empty) with divisor max(0, N - correction), as
+/// torch.var(input, dim, correction=1, keepdim=False): floating only; a correction at or past
+/// N gives inf (nan where the values are equal), an empty reduction nan.
+EMBER_API Tensor var(const Tensor& t);
+EMBER_API Tensor var(const Tensor& t, const std::vector<int64_t>& dims, double correction = 1,
+                     bool keepdim = false);
+/// Standard deviation: the square root of var with the same arguments.
+EMBER_API Tensor std(const Tensor& t);
+EMBER_API Tensor std(const Tensor& t, const std::vector<int64_t>& dims, double correction = 1,
+                     bool keepdim = false);
 /// Largest / smallest element (NaN wins); the gradient is shared evenly between ties.
 EMBER_API Tensor max(const Tensor& t);
 EMBER_API Tensor min(const Tensor& t);

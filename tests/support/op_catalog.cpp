@@ -268,6 +268,7 @@ std::vector<OpSpec> build() {
   for (OpSpec& s : block_path_cases()) push(std::move(s));
   for (OpSpec& s : layernorm_cases()) push(std::move(s));
   for (OpSpec& s : training_cases()) push(std::move(s));
+  for (OpSpec& s : pointwise_cases()) push(std::move(s));
   return ops;
 }
 

@@ -32,4 +32,8 @@ std::vector<OpSpec> layernorm_cases();
 /// The class losses' ignore_index and label_smoothing cases (op_catalog_training.cpp).
 std::vector<OpSpec> training_cases();
 
+/// The transformer toolkit's pointwise ops and moments: erf, rsqrt, gelu, masked_fill, var,
+/// std (op_catalog_pointwise.cpp).
+std::vector<OpSpec> pointwise_cases();
+
 }  // namespace ember::test
