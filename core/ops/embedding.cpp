@@ -40,7 +40,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   }
   Tensor rows = index_select(weight, 0, flat);
   if (padding_idx && weight.requires_grad() && GradMode::is_enabled()) {
-    const Tensor keep = ne(flat, static_cast<double>(*padding_idx)).unsqueeze(1);
+    const Tensor keep = ne(flat, *padding_idx).unsqueeze(1);
     rows = where(keep, rows, rows.detach());
   }
   Shape out_shape = indices.shape();
