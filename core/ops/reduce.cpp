@@ -116,7 +116,8 @@ Tensor reduce(ReduceOp op, const Tensor& t, const std::vector<int64_t>& dims_in,
     raise<ShapeError>(name, ": cannot reduce over an empty dim of shape ", shape_str(t.shape()));
   const Shape keep = keepdim_shape(t, dims);
   const DType out_dtype =
-      (op == ReduceOp::Sum && (t.dtype() == kBool || t.dtype() == kUInt8)) ? kInt64 : t.dtype();
+      (op == ReduceOp::Sum && (t.dtype() == kBool || t.dtype() == kUInt8 || t.dtype() == kInt32)) ? kInt64
+                                                                                                  : t.dtype();
   // Allocated in its final shape (so grad_fn is this op), computed through a keepdim view.
   Tensor out = detail::make_empty(final_shape(t, dims, keepdim), out_dtype, t.device());
   const Tensor out_keep = detail::make_view(out, keep, contiguous_strides(keep), 0);

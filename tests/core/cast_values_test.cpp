@@ -15,6 +15,7 @@ TEST(CastValues, FloatEdgesToIntegersAndBoolOnTheCpu) {
     EXPECT_EQ(x.to(kInt64).to_vector<int64_t>(), c.to_int64) << dtype_name(from);
     EXPECT_EQ(x.to(kUInt8).to_vector<uint8_t>(), c.to_uint8) << dtype_name(from);
     EXPECT_EQ(x.to(kBool).to_vector<bool>(), c.to_bool) << dtype_name(from);
+    EXPECT_EQ(x.to(kInt32).to_vector<int32_t>(), c.to_int32) << dtype_name(from);
   }
 }
 

@@ -61,12 +61,15 @@ struct Row {
 
 // PyTorch: torch.tensor([True]) + True is bool (or), * True is bool (and), - True raises
 // ("Subtraction ... with a bool tensor is not supported"); bool * 2 is int64; int64 * 0.5 is
-// float32; every true division of integers or bools is float32;
+// float32; int32 + 2 stays int32; every true division of integers or bools is float32;
 // float64 * 2 stays float64; comparisons are bool; where follows the same rule as add.
 const Row kTable[] = {
     {kBool, Kind::Bool, kBool, kRefused, kBool, kFloat32, kBool, kBool},
     {kBool, Kind::Int, kInt64, kRefused, kInt64, kFloat32, kBool, kInt64},
     {kBool, Kind::Double, kFloat32, kRefused, kFloat32, kFloat32, kBool, kFloat32},
+    {kInt32, Kind::Bool, kInt32, kRefused, kInt32, kFloat32, kBool, kInt32},
+    {kInt32, Kind::Int, kInt32, kInt32, kInt32, kFloat32, kBool, kInt32},
+    {kInt32, Kind::Double, kFloat32, kFloat32, kFloat32, kFloat32, kBool, kFloat32},
     {kInt64, Kind::Bool, kInt64, kRefused, kInt64, kFloat32, kBool, kInt64},
     {kInt64, Kind::Int, kInt64, kInt64, kInt64, kFloat32, kBool, kInt64},
     {kInt64, Kind::Double, kFloat32, kFloat32, kFloat32, kFloat32, kBool, kFloat32},
@@ -203,6 +206,9 @@ TEST(ScalarPromotion, InPlaceOpsThatWouldPromoteAreDTypeErrors) {
                    "div_: result type float32 can't be cast to the desired output type int64");
   EXPECT_THROW_MSG(clamp_(i, 0, 1.5), DTypeError,
                    "clamp_: result type float32 can't be cast to the desired output type int64");
+  Tensor i32 = tensor({1, 2}, kInt32);
+  EXPECT_THROW_MSG(i32.mul_(0.5), DTypeError,
+                   "mul_: result type float32 can't be cast to the desired output type int32");
   Tensor b = tensor({1, 0}, kBool);
   EXPECT_THROW_MSG(b.add_(1), DTypeError,
                    "add_: result type int64 can't be cast to the desired output type bool");
@@ -250,7 +256,7 @@ TEST(ScalarPromotion, FloorDivideRoundsTowardMinusInfinityAsPython) {
   EXPECT_EQ(q.dtype(), kInt64);
   EXPECT_EQ(q.to_vector<int64_t>(), (std::vector<int64_t>{3, -4, -4, 3, 0}));
   EXPECT_EQ(floor_divide(a, 2).to_vector<int64_t>(), (std::vector<int64_t>{3, -4, 3, -4, 0}));
-  EXPECT_EQ(floor_divide(tensor({7}, kInt64), 0).to_vector<int64_t>(), std::vector<int64_t>{0});  // defined
+  EXPECT_EQ(floor_divide(tensor({7}, kInt32), 0).to_vector<int64_t>(), std::vector<int64_t>{0});  // defined
   const int64_t min = std::numeric_limits<int64_t>::min();
   EXPECT_EQ(floor_divide(from_vector(std::vector<int64_t>{min}), -1).item<int64_t>(), min);  // wraps
   // Floating: Python's 1 // 0.1 is 9 (floor(1 / 0.1) would be 10), -7.5 // 2 is -4.

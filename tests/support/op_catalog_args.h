@@ -27,7 +27,7 @@ inline ArgSpec boolean(const std::string& name, Shape shape) {
 /// The cases whose sizes reach the CUDA block-reduction and wide-row kernels
 /// (op_catalog_block_paths.cpp).
 std::vector<OpSpec> block_path_cases();
-/// Scalar promotion and floor_divide (op_catalog_scalars.cpp).
+/// Scalar promotion, floor_divide and int32 indices (op_catalog_scalars.cpp).
 std::vector<OpSpec> scalars_cases();
 
 }  // namespace ember::test

@@ -1,4 +1,4 @@
-// Catalog cases for scalar promotion and floor_divide: the mixed-device
+// Catalog cases for scalar promotion, floor_divide and int32 indices: the mixed-device
 // tests, gradcheck and the CUDA parity suite run them like every other op.
 #include "support/op_catalog_args.h"
 
@@ -46,6 +46,18 @@ std::vector<OpSpec> scalars_cases() {
        }});
   ops.push_back({"where_scalar_input", "where", {boolean("condition", {2, 3}), f("other", {3})}, [](Args a) {
                    return where(a[0], 2, a[1]);
+                 }});
+  // int32 indices, widened to int64 by the front-ends.
+  ops.push_back(
+      {"index_select_int32", "index_select", {f("input", {4, 3}), idx("index", {5}, 0, 4)}, [](Args a) {
+         return index_select(a[0], 0, a[1].to(kInt32));
+       }});
+  ops.push_back(
+      {"embedding_int32", "embedding", {idx("indices", {2, 3}, 0, 5), f("weight", {5, 4})}, [](Args a) {
+         return embedding(a[0].to(kInt32), a[1]);
+       }});
+  ops.push_back({"gather_int32", "gather", {f("input", {3, 4}), idx("index", {3, 5}, 0, 4)}, [](Args a) {
+                   return gather(a[0], 1, a[1].to(kInt32));
                  }});
   return ops;
 }
