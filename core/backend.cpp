@@ -33,7 +33,7 @@ Tensor Backend::contiguous(const Tensor& t) {
   copy(c, t);
   return c;
 }
-void Backend::fill(const Tensor&, double) { not_implemented("fill"); }
+void Backend::fill(const Tensor&, const Scalar&) { not_implemented("fill"); }
 void Backend::arange(const Tensor&, double, double) { not_implemented("arange"); }
 void Backend::random(const Tensor&, RandomKind, double, double, uint64_t, uint64_t) {
   not_implemented("random");
@@ -41,7 +41,7 @@ void Backend::random(const Tensor&, RandomKind, double, double, uint64_t, uint64
 void Backend::copy(const Tensor&, const Tensor&) { not_implemented("copy"); }
 void Backend::unary(UnaryOp, const Tensor&, const Tensor&, double, double) { not_implemented("unary"); }
 void Backend::binary(BinaryOp, const Tensor&, const Tensor&, const Tensor&) { not_implemented("binary"); }
-void Backend::binary_scalar(BinaryOp, const Tensor&, const Tensor&, double, bool) {
+void Backend::binary_scalar(BinaryOp, const Tensor&, const Tensor&, const Scalar&, bool) {
   not_implemented("binary_scalar");
 }
 void Backend::where(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { not_implemented("where"); }

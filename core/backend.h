@@ -13,6 +13,7 @@
 #include "ember/core/export.h"
 #include "ember/core/memory_stats.h"
 #include "ember/core/op_kinds.h"
+#include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -57,7 +58,8 @@ class EMBER_API Backend {
   Tensor contiguous(const Tensor& t);
 
   // ---- creation ----
-  virtual void fill(const Tensor& out, double value);
+  /// Every element = value, converted as kernels/cast.h converts (an int64 value exactly).
+  virtual void fill(const Tensor& out, const Scalar& value);
   /// out[i] = start + i * step.
   virtual void arange(const Tensor& out, double start, double step);
   /// Philox 4x32-10 draws (kernels/philox.h): element i uses counter offset + i / 4.
@@ -70,8 +72,11 @@ class EMBER_API Backend {
   virtual void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1);
   /// a and b are already broadcast to out's shape (zero strides where expanded).
   virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
-  /// out = op(a, s) or op(s, a) when scalar_first.
-  virtual void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s, bool scalar_first);
+  /// out = op(a, s) or op(s, a) when scalar_first, s converted to a's dtype as kernels/cast.h
+  /// converts (the front-end has already promoted a to the result's dtype, so an integer s
+  /// meets an integer or floating a, and a floating s a floating a).
+  virtual void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s,
+                             bool scalar_first);
   /// out = cond ? a : b; all three broadcast to out's shape.
   virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 

@@ -14,6 +14,8 @@ const char* dtype_name(DType t) {
       return "uint8";
     case DType::Bool:
       return "bool";
+    case DType::Int32:
+      return "int32";
   }
   return "unknown";
 }

@@ -8,13 +8,16 @@
 
 namespace ember {
 
-enum class DType : uint8_t { Float32, Float64, Int64, UInt8, Bool };
+// Int32 is last so that the earlier enumerators keep their values.
+enum class DType : uint8_t { Float32, Float64, Int64, UInt8, Bool, Int32 };
 
 constexpr DType kFloat32 = DType::Float32;
 constexpr DType kFloat64 = DType::Float64;
 constexpr DType kInt64 = DType::Int64;
 constexpr DType kUInt8 = DType::UInt8;
 constexpr DType kBool = DType::Bool;
+/// Token ids and masks as many tokenizers give them; indexing ops accept them as indices.
+constexpr DType kInt32 = DType::Int32;
 
 /// Bytes per element.
 constexpr size_t itemsize(DType t) {
@@ -29,11 +32,13 @@ constexpr size_t itemsize(DType t) {
       return 1;
     case DType::Bool:
       return 1;
+    case DType::Int32:
+      return 4;
   }
   return 0;
 }
 constexpr bool is_floating(DType t) { return t == DType::Float32 || t == DType::Float64; }
-/// "float32", "float64", "int64", "uint8", "bool".
+/// "float32", "float64", "int64", "uint8", "bool", "int32".
 EMBER_API const char* dtype_name(DType t);
 EMBER_API std::ostream& operator<<(std::ostream& os, DType t);
 
@@ -50,6 +55,10 @@ struct dtype_of<double> {
 template <>
 struct dtype_of<int64_t> {
   static constexpr DType value = DType::Int64;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr DType value = DType::Int32;
 };
 template <>
 struct dtype_of<uint8_t> {

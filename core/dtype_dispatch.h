@@ -31,6 +31,7 @@
       EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)                              \
       EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)                             \
       EMBER_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                              \
+      EMBER_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                              \
       EMBER_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                              \
       default:                                                                   \
         ::ember::raise<::ember::DTypeError>(op_name, " does not support dtype ", \
@@ -44,6 +45,7 @@
       EMBER_DTYPE_CASE(Float32, float, __VA_ARGS__)                  \
       EMBER_DTYPE_CASE(Float64, double, __VA_ARGS__)                 \
       EMBER_DTYPE_CASE(Int64, int64_t, __VA_ARGS__)                  \
+      EMBER_DTYPE_CASE(Int32, int32_t, __VA_ARGS__)                  \
       EMBER_DTYPE_CASE(UInt8, uint8_t, __VA_ARGS__)                  \
       EMBER_DTYPE_CASE(Bool, bool, __VA_ARGS__)                      \
     }                                                                \

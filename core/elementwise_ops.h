@@ -56,6 +56,9 @@
   X(Mul, mul, Any, Arith, (fn::Mul{}), SavesInputs, (g * rhs()), (g * lhs()), (g * s))                    \
   X(Div, div, Floating, Arith, (fn::Div{}), SavesInputs, (g / rhs()), (-(g * lhs()) / (rhs() * rhs())),   \
     (scalar_first ? g * -s / (lhs() * lhs()) : g / s))                                                    \
+  /* Python's //, rounding toward minus infinity; a step function, so its gradient is zero */             \
+  X(FloorDivide, floor_divide, Any, Arith, (fn::FloorDivide{}), SavesNothing, (zeros_like(g)),            \
+    (zeros_like(g)), (zeros_like(g)))                                                                     \
   /* tensor ^ scalar and scalar ^ tensor are UnaryOp::PowScalar and RPowScalar */                         \
   X(Pow, pow, Floating, Arith, (fn::Pow{}), SavesAll, (g * rhs() * pow(lhs(), rhs() - 1.0)),              \
     (g * out() * log(lhs())), (no_gradient()))                                                            \

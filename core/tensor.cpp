@@ -137,7 +137,7 @@ Tensor Tensor::clone() const {
   return ember::clone(*this);
 }
 Tensor& Tensor::copy_(const Tensor& src) { return ember::copy_(*this, src); }
-Tensor& Tensor::fill_(double v) { return ember::fill_(*this, v); }
+Tensor& Tensor::fill_(Scalar v) { return ember::fill_(*this, v); }
 Tensor& Tensor::zero_() { return ember::zero_(*this); }
 
 bool Tensor::requires_grad() const {
@@ -198,7 +198,11 @@ Tensor Tensor::add(const Tensor& o) const { return ember::add(*this, o); }
 Tensor Tensor::sub(const Tensor& o) const { return ember::sub(*this, o); }
 Tensor Tensor::mul(const Tensor& o) const { return ember::mul(*this, o); }
 Tensor Tensor::div(const Tensor& o) const { return ember::div(*this, o); }
-Tensor Tensor::pow(double e) const { return ember::pow(*this, e); }
+Tensor Tensor::add(Scalar s) const { return ember::add(*this, s); }
+Tensor Tensor::sub(Scalar s) const { return ember::sub(*this, s); }
+Tensor Tensor::mul(Scalar s) const { return ember::mul(*this, s); }
+Tensor Tensor::div(Scalar s) const { return ember::div(*this, s); }
+Tensor Tensor::pow(Scalar e) const { return ember::pow(*this, e); }
 Tensor Tensor::neg() const { return ember::neg(*this); }
 Tensor Tensor::exp() const { return ember::exp(*this); }
 Tensor Tensor::log() const { return ember::log(*this); }
@@ -207,13 +211,17 @@ Tensor Tensor::abs() const { return ember::abs(*this); }
 Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
 Tensor Tensor::tanh() const { return ember::tanh(*this); }
-Tensor Tensor::clamp(double lo, double hi) const { return ember::clamp(*this, lo, hi); }
-Tensor Tensor::masked_fill(const Tensor& m, double v) const { return ember::masked_fill(*this, m, v); }
-Tensor& Tensor::masked_fill_(const Tensor& m, double v) { return ember::masked_fill_(*this, m, v); }
-Tensor& Tensor::add_(const Tensor& o, double alpha) { return ember::add_(*this, o, alpha); }
-Tensor& Tensor::add_(double v) { return ember::add_(*this, v); }
+Tensor Tensor::clamp(Scalar lo, Scalar hi) const { return ember::clamp(*this, lo, hi); }
+Tensor& Tensor::add_(const Tensor& o, Scalar alpha) { return ember::add_(*this, o, alpha); }
+Tensor& Tensor::add_(Scalar v) { return ember::add_(*this, v); }
+Tensor& Tensor::sub_(const Tensor& o) { return ember::sub_(*this, o); }
+Tensor& Tensor::sub_(Scalar v) { return ember::sub_(*this, v); }
+Tensor Tensor::masked_fill(const Tensor& m, Scalar v) const { return ember::masked_fill(*this, m, v); }
+Tensor& Tensor::masked_fill_(const Tensor& m, Scalar v) { return ember::masked_fill_(*this, m, v); }
 Tensor& Tensor::mul_(const Tensor& o) { return ember::mul_(*this, o); }
-Tensor& Tensor::mul_(double v) { return ember::mul_(*this, v); }
+Tensor& Tensor::mul_(Scalar v) { return ember::mul_(*this, v); }
+Tensor& Tensor::div_(const Tensor& o) { return ember::div_(*this, o); }
+Tensor& Tensor::div_(Scalar v) { return ember::div_(*this, v); }
 Tensor Tensor::sum() const { return ember::sum(*this); }
 Tensor Tensor::sum(const std::vector<int64_t>& d, bool k) const { return ember::sum(*this, d, k); }
 Tensor Tensor::mean() const { return ember::mean(*this); }

@@ -14,6 +14,7 @@
 #include "ember/core/error.h"
 #include "ember/core/export.h"
 #include "ember/core/module_tag.h"
+#include "ember/core/scalar.h"
 #include "ember/core/shape.h"
 #include "ember/core/storage.h"
 #include "ember/core/tensor_options.h"
@@ -90,7 +91,9 @@ class EMBER_API Tensor {
   [[nodiscard]] Tensor clone() const;
   /// Copies src's values into this tensor (broadcasting src; across devices and dtypes).
   Tensor& copy_(const Tensor& src);
-  Tensor& fill_(double value);
+  /// Every element = value, converted to this tensor's dtype as a cast converts (no promotion:
+  /// fill_ writes into the tensor as it is, as PyTorch's does).
+  Tensor& fill_(Scalar value);
   Tensor& zero_();
 
   // ---- autograd ----
@@ -134,7 +137,12 @@ class EMBER_API Tensor {
   Tensor sub(const Tensor& o) const;
   Tensor mul(const Tensor& o) const;
   Tensor div(const Tensor& o) const;
-  Tensor pow(double exponent) const;
+  /// Scalars follow the promotion rule of core/ops/elementwise.h (int64 * 0.5 is float32).
+  Tensor add(Scalar s) const;
+  Tensor sub(Scalar s) const;
+  Tensor mul(Scalar s) const;
+  Tensor div(Scalar s) const;
+  Tensor pow(Scalar exponent) const;
   Tensor neg() const;
   Tensor exp() const;
   Tensor log() const;
@@ -143,13 +151,18 @@ class EMBER_API Tensor {
   Tensor relu() const;
   Tensor sigmoid() const;
   Tensor tanh() const;
-  Tensor clamp(double min, double max) const;
-  Tensor masked_fill(const Tensor& mask, double value) const;
-  Tensor& masked_fill_(const Tensor& mask, double value);
-  Tensor& add_(const Tensor& o, double alpha = 1.0);
-  Tensor& add_(double value);
+  Tensor clamp(Scalar min, Scalar max) const;
+  /// In place; a result that would need a wider dtype than this tensor's is a DTypeError.
+  Tensor& add_(const Tensor& o, Scalar alpha = 1);
+  Tensor& add_(Scalar value);
+  Tensor& sub_(const Tensor& o);
+  Tensor& sub_(Scalar value);
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
   Tensor& mul_(const Tensor& o);
-  Tensor& mul_(double value);
+  Tensor& mul_(Scalar value);
+  Tensor& div_(const Tensor& o);
+  Tensor& div_(Scalar value);
   Tensor sum() const;
   Tensor sum(const std::vector<int64_t>& dims, bool keepdim = false) const;
   Tensor mean() const;

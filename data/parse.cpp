@@ -70,6 +70,7 @@ Tensor parse_values(const std::string& text, TensorOptions options) {
       const long long v = std::strtoll(begin, &end, 10);
       if (*end != '\0' || errno == ERANGE) bad_token(tok, i + 1, dtype);
       if (dtype == kUInt8 && (v < 0 || v > 255)) bad_token(tok, i + 1, dtype);
+      if (dtype == kInt32 && (v < INT32_MIN || v > INT32_MAX)) bad_token(tok, i + 1, dtype);
       if (dtype == kBool && v != 0 && v != 1) bad_token(tok, i + 1, dtype);
       ints.push_back(static_cast<int64_t>(v));
     }

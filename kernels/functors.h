@@ -21,6 +21,10 @@ EMBER_HD_INLINE float m_erf(float x) { return ::erff(x); }
 EMBER_HD_INLINE double m_erf(double x) { return ::erf(x); }
 EMBER_HD_INLINE float m_pow(float x, float y) { return ::powf(x, y); }
 EMBER_HD_INLINE double m_pow(double x, double y) { return ::pow(x, y); }
+EMBER_HD_INLINE float m_floor(float x) { return ::floorf(x); }
+EMBER_HD_INLINE double m_floor(double x) { return ::floor(x); }
+EMBER_HD_INLINE float m_fmod(float x, float y) { return ::fmodf(x, y); }
+EMBER_HD_INLINE double m_fmod(double x, double y) { return ::fmod(x, y); }
 template <class T>
 EMBER_HD_INLINE T m_pow(T x, T y) {  // integers: repeated squaring
   if constexpr (std::is_signed<T>::value) {
@@ -195,6 +199,34 @@ struct Div {
   template <class T>
   EMBER_HD T operator()(T a, T b) const {
     return a / b;
+  }
+};
+// Python's a // b: the quotient rounded toward minus infinity.
+struct FloorDivide {
+  template <class T>
+  EMBER_HD T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point<T>::value) {
+      // floor(a / b) can be one too high when a / b rounds up to an integer (1 // 0.1 is 9):
+      // take the exact remainder first, as Python does.
+      if (b == T(0)) return a / b;
+      const T mod = m_fmod(a, b);
+      T div = (a - mod) / b;
+      if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+      if (div == T(0)) return a / b < T(0) ? T(-0.0) : T(0.0);  // a zero takes the quotient's sign
+      const T floor_div = m_floor(div);
+      return div - floor_div > T(0.5) ? floor_div + T(1) : floor_div;
+    } else {
+      // A kernel cannot raise: x // 0 is defined as 0. MIN // -1 wraps to MIN, as -MIN does
+      // in two's complement, instead of trapping.
+      if (b == T(0)) return T(0);
+      if constexpr (std::is_signed<T>::value) {
+        if (b == T(-1)) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+        const T q = a / b;
+        return (a % b != T(0) && ((a < T(0)) != (b < T(0)))) ? T(q - 1) : q;
+      } else {
+        return a / b;
+      }
+    }
   }
 };
 struct Pow {

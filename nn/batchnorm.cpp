@@ -41,7 +41,7 @@ Tensor BatchNorm2d::forward(const Tensor& input) {
   Tensor out = batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, eps);
   if (is_training() && num_batches_tracked.defined()) {
     NoGradGuard no_grad;
-    num_batches_tracked.add_(1.0);
+    num_batches_tracked.add_(1);  // an integer scalar: a floating one would not fit int64
   }
   return out;
 }

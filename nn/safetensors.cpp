@@ -32,6 +32,8 @@ const char* st_name(DType t) {
       return "U8";
     case DType::Bool:
       return "BOOL";
+    case DType::Int32:
+      return "I32";
   }
   return "?";
 }
@@ -42,12 +44,13 @@ DType st_dtype(const std::string& s, const std::string& key) {
   if (s == "F32") return kFloat32;
   if (s == "F64") return kFloat64;
   if (s == "I64") return kInt64;
+  if (s == "I32") return kInt32;
   if (s == "U8") return kUInt8;
   if (s == "BOOL") return kBool;
   if (s == "F16" || s == "BF16")
     raise<DTypeError>("safetensors: tensor \"", key, "\" has dtype ", s,
                       "; float16 and bfloat16 are not supported by Ember");
-  static const char* const other[] = {"I8", "I16", "I32", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "C64"};
+  static const char* const other[] = {"I8", "I16", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "C64"};
   for (const char* o : other)
     if (s == o)
       raise<DTypeError>("safetensors: tensor \"", key, "\" has dtype ", s, ", which Ember does not support");

@@ -44,12 +44,30 @@ Tensor winner_weight(const Tensor& a, const Tensor& b, bool is_max) {
 }
 
 // A tensor of t's dtype and device holding s, for formulas that compare t with a scalar.
-Tensor scalar_like(const Tensor& t, double s) {
+Tensor scalar_like(const Tensor& t, const Scalar& s) {
   return full({}, s, TensorOptions(t.dtype()).device(t.device()));
 }
 
 // 2 / sqrt(pi), erf's derivative at 0.
 constexpr double kTwoOverSqrtPi = 1.12837916709551257390;
+
+// The dtype `t op s` computes in: the scalar rule (docs/DESIGN.md, "Scalars"), and floating
+// for true division.
+DType scalar_op_type(BinaryOp op, DType t, const Scalar& s) {
+  const DType r = result_type(t, s.kind());
+  return op == BinaryOp::Div && !is_floating(r) ? kFloat32 : r;
+}
+
+// t itself when it has dtype, else t converted (recorded, so a gradient flows back through
+// the cast).
+Tensor as_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
+
+// PyTorch's refusal of an in-place op whose result would need a wider dtype than self's.
+void check_inplace_result(const char* op, DType self, DType result) {
+  if (result != self)
+    raise<DTypeError>(op, ": result type ", dtype_name(result), " can't be cast to the desired output type ",
+                      dtype_name(self));
+}
 
 // The gradients of the op table's rows (core/elementwise_ops.h): each node's backward is a
 // switch generated from the rows' gradient columns.
@@ -99,6 +117,8 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_defined(name, {{"lhs", a}, {"rhs", b}});
   check_same_device(name, {{"lhs", a}, {"rhs", b}});
   check_same_dtype(name, {{"lhs", a}, {"rhs", b}});
+  // True division of integers or bools (as torch.div): both operands in float32.
+  if (op == BinaryOp::Div && !is_floating(a.dtype())) return binary(op, a.to(kFloat32), b.to(kFloat32));
   check_binary_dtype(op, name, a.dtype());
   Tensor out = raw_binary(op, a, b);
   if (!is_comparison(op) && autograd::any_requires_grad({&a, &b})) {
@@ -138,14 +158,31 @@ class ScalarNode final : public ElementwiseNode {
   bool first_;
 };
 
-Tensor binary_scalar(BinaryOp op, const Tensor& a, double s, bool scalar_first) {
+bool keeps_bool(BinaryOp op) {
+  return op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::Maximum || op == BinaryOp::Minimum;
+}
+
+// t op s (or s op t when scalar_first): t is first converted to the dtype the scalar rule
+// gives, and s, held in its own C++ type, reaches the kernel converted to that dtype only
+// (an integer scalar stays an int64 all the way to an int64 kernel).
+Tensor binary_scalar(BinaryOp op, const Tensor& t, const Scalar& s, bool scalar_first) {
   const char* name = op_name(op);
-  check_defined(name, {{"input", a}});
-  check_binary_dtype(op, name, a.dtype());
+  check_defined(name, {{"input", t}});
+  // As PyTorch: a bool operand of a subtraction is more likely a mask being inverted.
+  if (op == BinaryOp::Sub && (t.dtype() == kBool || s.is_bool()))
+    raise<DTypeError>(
+        "sub: subtraction with a bool tensor or scalar is not supported; use logical_not to invert a "
+        "mask");
+  const DType dtype = scalar_op_type(op, t.dtype(), s);
+  // bool with bool: or, and, max and min of 0 and 1, computed in int64 and read back as bool.
+  if (dtype == kBool && keeps_bool(op)) return binary_scalar(op, t.to(kInt64), s, scalar_first).to(kBool);
+  check_binary_dtype(op, name, dtype);
+  const Tensor a = as_dtype(t, dtype);
   Tensor out = detail::make_empty(a.shape(), is_comparison(op) ? kBool : a.dtype(), a.device());
   if (out.numel()) backend_for(a.device()).binary_scalar(op, out, a, s, scalar_first);
   if (!is_comparison(op) && autograd::any_requires_grad({&a})) {
-    auto node = autograd::make_node<ScalarNode>(op, s, scalar_first);
+    // Recorded only for a floating result, where the scalar's double is exact enough.
+    auto node = autograd::make_node<ScalarNode>(op, s.to_double(), scalar_first);
     node->save(a);
     node->save(out);
     autograd::record(out, node, {&a});
@@ -193,11 +230,18 @@ Tensor unary(UnaryOp op, const Tensor& t, double p0 = 0, double p1 = 0) {
   return out;
 }
 
+// The result dtype of an in-place op that never promotes: self's.
+struct KeepsDtype {
+  DType operator()(DType self) const { return self; }
+};
+
 // In place: without autograd, compute straight into self's memory (elementwise ops read
 // element i before writing it); with autograd, compute out of place from a snapshot and
-// adopt the result's history.
-template <class Compute>
-Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute& compute) {
+// adopt the result's history. result_type gives the out-of-place result's dtype from self's;
+// one that differs is a DTypeError (no silent narrowing back into self).
+template <class Compute, class ResultType = KeepsDtype>
+Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute& compute,
+                const ResultType& result_type = {}) {
   check_defined(op, {{"self", self}});
   if (other) check_defined(op, {{"other", *other}});
   autograd::check_inplace(self, op);
@@ -208,6 +252,7 @@ Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute
       raise<ShapeError>(op, ": other of shape ", shape_str(other->shape()),
                         " cannot be broadcast to self's shape ", shape_str(self.shape()));
   }
+  check_inplace_result(op, self.dtype(), result_type(self.dtype()));
   const bool record = autograd::any_requires_grad({&self, other});
   Tensor result;
   if (record) {
@@ -232,6 +277,7 @@ Tensor& inplace(Tensor& self, const char* op, const Tensor* other, const Compute
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Add, a, b); }
+Tensor floor_divide(const Tensor& a, const Tensor& b) { return binary(BinaryOp::FloorDivide, a, b); }
 Tensor sub(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Sub, a, b); }
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Mul, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Div, a, b); }
@@ -239,19 +285,29 @@ Tensor pow(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Pow, a, b
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Minimum, a, b); }
 
-Tensor add(const Tensor& t, double s) { return binary_scalar(BinaryOp::Add, t, s, false); }
-Tensor sub(const Tensor& t, double s) { return binary_scalar(BinaryOp::Sub, t, s, false); }
-Tensor rsub(const Tensor& t, double s) { return binary_scalar(BinaryOp::Sub, t, s, true); }
-Tensor mul(const Tensor& t, double s) { return binary_scalar(BinaryOp::Mul, t, s, false); }
-Tensor div(const Tensor& t, double s) { return binary_scalar(BinaryOp::Div, t, s, false); }
-Tensor rdiv(const Tensor& t, double s) { return binary_scalar(BinaryOp::Div, t, s, true); }
-Tensor pow(const Tensor& t, double e) { return unary(UnaryOp::PowScalar, t, e); }
-Tensor pow(double base, const Tensor& e) {
-  if (!(base > 0)) raise<ValueError>("pow: a scalar base must be positive, got ", base);
-  return unary(UnaryOp::RPowScalar, e, base);
+Tensor add(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Add, t, s, false); }
+Tensor sub(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Sub, t, s, false); }
+Tensor rsub(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Sub, t, s, true); }
+Tensor mul(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Mul, t, s, false); }
+Tensor div(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Div, t, s, false); }
+Tensor rdiv(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Div, t, s, true); }
+Tensor floor_divide(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::FloorDivide, t, s, false); }
+Tensor pow(const Tensor& t, Scalar e) {
+  check_defined("pow", {{"input", t}});
+  const DType dtype = result_type(t.dtype(), e.kind());
+  if (!is_floating(dtype) && dtype != kBool && e.to_int64() < 0)
+    raise<ValueError>("pow: integers to negative integer powers are not allowed, got exponent ", e);
+  // The exponent reaches the functor as a double: exact for every exponent an integer power
+  // can use without overflowing.
+  return unary(UnaryOp::PowScalar, as_dtype(t, dtype), e.to_double());
 }
-Tensor maximum(const Tensor& t, double s) { return binary_scalar(BinaryOp::Maximum, t, s, false); }
-Tensor minimum(const Tensor& t, double s) { return binary_scalar(BinaryOp::Minimum, t, s, false); }
+Tensor pow(Scalar base, const Tensor& e) {
+  if (!(base.to_double() > 0)) raise<ValueError>("pow: a scalar base must be positive, got ", base);
+  check_defined("pow", {{"input", e}});
+  return unary(UnaryOp::RPowScalar, as_dtype(e, result_type(e.dtype(), base.kind())), base.to_double());
+}
+Tensor maximum(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Maximum, t, s, false); }
+Tensor minimum(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Minimum, t, s, false); }
 
 // The rows whose api column is Plain: ember::name(t).
 #define EMBER_PLAIN_Plain(Enum, name) \
@@ -262,17 +318,28 @@ EMBER_UNARY_OPS(EMBER_PLAIN)
 #undef EMBER_PLAIN
 #undef EMBER_PLAIN_Plain
 #undef EMBER_PLAIN_Custom
-Tensor clamp(const Tensor& t, double lo, double hi) {
-  if (lo > hi) raise<ValueError>("clamp: min ", lo, " is greater than max ", hi);
-  // On a floating tensor a NaN bound gives NaN (the functor); an integer tensor cannot hold
-  // that result. Bool tensors are left to unary's DTypeError, undefined ones to its check.
-  if (t.defined() && t.dtype() != kBool && !is_floating(t.dtype())) {
-    for (const auto& [name, bound] : {std::pair<const char*, double>{"min", lo}, {"max", hi}})
-      if (std::isnan(bound))
-        raise<ValueError>("clamp: ", name, " is NaN, which a tensor of dtype ", dtype_name(t.dtype()),
-                          " cannot hold");
-  }
-  return unary(UnaryOp::Clamp, t, lo, hi);
+namespace {
+// lo > hi, compared exactly when both are integers.
+bool greater(const Scalar& lo, const Scalar& hi) {
+  if (!lo.is_floating_point() && !hi.is_floating_point()) return lo.to_int64() > hi.to_int64();
+  return lo.to_double() > hi.to_double();
+}
+// The dtype clamp computes in: the tensor's, promoted by either bound.
+DType clamp_type(DType t, const Scalar& lo, const Scalar& hi) {
+  return result_type(result_type(t, lo.kind()), hi.kind());
+}
+}  // namespace
+
+Tensor clamp(const Tensor& t, Scalar lo, Scalar hi) {
+  if (greater(lo, hi)) raise<ValueError>("clamp: min ", lo, " is greater than max ", hi);
+  check_defined("clamp", {{"input", t}});
+  const DType dtype = clamp_type(t.dtype(), lo, hi);
+  const Tensor x = as_dtype(t, dtype);
+  // Integers need no gradient: clamp them exactly with the scalar kernels, whose bounds stay
+  // int64 (the unary functor gets its bounds as doubles). Bool is left to unary's DTypeError.
+  if (!is_floating(dtype) && dtype != kBool) return minimum(maximum(x, lo), hi);
+  // A NaN bound gives NaN (the functor).
+  return unary(UnaryOp::Clamp, x, lo.to_double(), hi.to_double());
 }
 
 Tensor gelu(const Tensor& t, const std::string& approximate) {
@@ -288,12 +355,12 @@ Tensor lt(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Lt, a, b);
 Tensor le(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Le, a, b); }
 Tensor gt(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Gt, a, b); }
 Tensor ge(const Tensor& a, const Tensor& b) { return binary(BinaryOp::Ge, a, b); }
-Tensor eq(const Tensor& t, double s) { return binary_scalar(BinaryOp::Eq, t, s, false); }
-Tensor ne(const Tensor& t, double s) { return binary_scalar(BinaryOp::Ne, t, s, false); }
-Tensor lt(const Tensor& t, double s) { return binary_scalar(BinaryOp::Lt, t, s, false); }
-Tensor le(const Tensor& t, double s) { return binary_scalar(BinaryOp::Le, t, s, false); }
-Tensor gt(const Tensor& t, double s) { return binary_scalar(BinaryOp::Gt, t, s, false); }
-Tensor ge(const Tensor& t, double s) { return binary_scalar(BinaryOp::Ge, t, s, false); }
+Tensor eq(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Eq, t, s, false); }
+Tensor ne(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Ne, t, s, false); }
+Tensor lt(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Lt, t, s, false); }
+Tensor le(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Le, t, s, false); }
+Tensor gt(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Gt, t, s, false); }
+Tensor ge(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Ge, t, s, false); }
 Tensor logical_not(const Tensor& t) { return unary(UnaryOp::LogicalNot, t); }
 
 class WhereNode final : public Node {
@@ -355,7 +422,7 @@ class MaskedFillNode final : public Node {
 };
 
 // mask ? value : t through the backend's where, value converted to t's dtype as fill does.
-Tensor fill_masked(const Tensor& t, const Tensor& mask, double value) {
+Tensor fill_masked(const Tensor& t, const Tensor& mask, Scalar value) {
   Tensor out = detail::make_empty(t.shape(), t.dtype(), t.device());
   if (out.numel()) {
     const Tensor fill = full({}, value, TensorOptions(t.dtype()).device(t.device()));
@@ -373,21 +440,40 @@ Tensor fill_masked(const Tensor& t, const Tensor& mask, double value) {
 
 }  // namespace
 
-Tensor masked_fill(const Tensor& input, const Tensor& mask, double value) {
+Tensor masked_fill(const Tensor& input, const Tensor& mask, Scalar value) {
   check_masked_fill("masked_fill", "input", input, mask);
   return fill_masked(input, mask, value);
 }
 
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, double value) {
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, Scalar value) {
   check_masked_fill("masked_fill_", "self", self, mask);
   return inplace(self, "masked_fill_", nullptr,
                  [&](const Tensor& s, const Tensor&) { return fill_masked(s, mask, value); });
 }
 
-Tensor& add_(Tensor& self, const Tensor& other, double alpha) {
-  return inplace(self, "add_", &other, [&](const Tensor& s, const Tensor& o) {
-    return alpha == 1.0 ? add(s, o) : add(s, mul(o, alpha));
-  });
+// A scalar for one side of where: a 0-dim tensor of the dtype the scalar rule gives with the
+// tensor side, which is converted to it (recorded, so its gradient flows back).
+Tensor where(const Tensor& c, const Tensor& a, Scalar s) {
+  check_defined("where", {{"condition", c}, {"input", a}});
+  check_same_device("where", {{"condition", c}, {"input", a}});
+  const DType dtype = result_type(a.dtype(), s.kind());
+  return where(c, as_dtype(a, dtype), full({}, s, TensorOptions(dtype).device(a.device())));
+}
+Tensor where(const Tensor& c, Scalar s, const Tensor& b) {
+  check_defined("where", {{"condition", c}, {"other", b}});
+  check_same_device("where", {{"condition", c}, {"other", b}});
+  const DType dtype = result_type(b.dtype(), s.kind());
+  return where(c, full({}, s, TensorOptions(dtype).device(b.device())), as_dtype(b, dtype));
+}
+
+Tensor& add_(Tensor& self, const Tensor& other, Scalar alpha) {
+  // As PyTorch: a floating alpha cannot scale an integer addition.
+  if (self.defined() && alpha.is_floating_point() && !is_floating(self.dtype()))
+    raise<DTypeError>("add_: a floating alpha (", alpha, ") needs a floating tensor, got ",
+                      dtype_name(self.dtype()));
+  const bool unit = !alpha.is_floating_point() ? alpha.to_int64() == 1 : alpha.to_double() == 1.0;
+  return inplace(self, "add_", &other,
+                 [&](const Tensor& s, const Tensor& o) { return unit ? add(s, o) : add(s, mul(o, alpha)); });
 }
 Tensor& sub_(Tensor& self, const Tensor& other) {
   return inplace(self, "sub_", &other, [&](const Tensor& s, const Tensor& o) { return sub(s, o); });
@@ -396,30 +482,48 @@ Tensor& mul_(Tensor& self, const Tensor& other) {
   return inplace(self, "mul_", &other, [&](const Tensor& s, const Tensor& o) { return mul(s, o); });
 }
 Tensor& div_(Tensor& self, const Tensor& other) {
-  return inplace(self, "div_", &other, [&](const Tensor& s, const Tensor& o) { return div(s, o); });
+  return inplace(
+      self, "div_", &other, [&](const Tensor& s, const Tensor& o) { return div(s, o); },
+      [](DType d) { return is_floating(d) ? d : kFloat32; });
 }
-Tensor& add_(Tensor& self, double v) {
-  return inplace(self, "add_", nullptr, [&](const Tensor& s, const Tensor&) { return add(s, v); });
+Tensor& add_(Tensor& self, Scalar v) {
+  return inplace(
+      self, "add_", nullptr, [&](const Tensor& s, const Tensor&) { return add(s, v); },
+      [&](DType d) { return scalar_op_type(BinaryOp::Add, d, v); });
 }
-Tensor& mul_(Tensor& self, double v) {
-  return inplace(self, "mul_", nullptr, [&](const Tensor& s, const Tensor&) { return mul(s, v); });
+Tensor& sub_(Tensor& self, Scalar v) {
+  return inplace(
+      self, "sub_", nullptr, [&](const Tensor& s, const Tensor&) { return sub(s, v); },
+      [&](DType d) { return scalar_op_type(BinaryOp::Sub, d, v); });
 }
-Tensor& clamp_(Tensor& self, double lo, double hi) {
-  return inplace(self, "clamp_", nullptr, [&](const Tensor& s, const Tensor&) { return clamp(s, lo, hi); });
+Tensor& mul_(Tensor& self, Scalar v) {
+  return inplace(
+      self, "mul_", nullptr, [&](const Tensor& s, const Tensor&) { return mul(s, v); },
+      [&](DType d) { return scalar_op_type(BinaryOp::Mul, d, v); });
+}
+Tensor& div_(Tensor& self, Scalar v) {
+  return inplace(
+      self, "div_", nullptr, [&](const Tensor& s, const Tensor&) { return div(s, v); },
+      [&](DType d) { return scalar_op_type(BinaryOp::Div, d, v); });
+}
+Tensor& clamp_(Tensor& self, Scalar lo, Scalar hi) {
+  return inplace(
+      self, "clamp_", nullptr, [&](const Tensor& s, const Tensor&) { return clamp(s, lo, hi); },
+      [&](DType d) { return clamp_type(d, lo, hi); });
 }
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator+(const Tensor& a, double s) { return add(a, s); }
-Tensor operator-(const Tensor& a, double s) { return sub(a, s); }
-Tensor operator*(const Tensor& a, double s) { return mul(a, s); }
-Tensor operator/(const Tensor& a, double s) { return div(a, s); }
-Tensor operator+(double s, const Tensor& a) { return add(a, s); }
-Tensor operator-(double s, const Tensor& a) { return rsub(a, s); }
-Tensor operator*(double s, const Tensor& a) { return mul(a, s); }
-Tensor operator/(double s, const Tensor& a) { return rdiv(a, s); }
+Tensor operator+(const Tensor& a, Scalar s) { return add(a, s); }
+Tensor operator-(const Tensor& a, Scalar s) { return sub(a, s); }
+Tensor operator*(const Tensor& a, Scalar s) { return mul(a, s); }
+Tensor operator/(const Tensor& a, Scalar s) { return div(a, s); }
+Tensor operator+(Scalar s, const Tensor& a) { return add(a, s); }
+Tensor operator-(Scalar s, const Tensor& a) { return rsub(a, s); }
+Tensor operator*(Scalar s, const Tensor& a) { return mul(a, s); }
+Tensor operator/(Scalar s, const Tensor& a) { return rdiv(a, s); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
@@ -427,19 +531,19 @@ Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
 Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
 Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
-Tensor operator==(const Tensor& a, double s) { return eq(a, s); }
-Tensor operator!=(const Tensor& a, double s) { return ne(a, s); }
-Tensor operator<(const Tensor& a, double s) { return lt(a, s); }
-Tensor operator<=(const Tensor& a, double s) { return le(a, s); }
-Tensor operator>(const Tensor& a, double s) { return gt(a, s); }
-Tensor operator>=(const Tensor& a, double s) { return ge(a, s); }
+Tensor operator==(const Tensor& a, Scalar s) { return eq(a, s); }
+Tensor operator!=(const Tensor& a, Scalar s) { return ne(a, s); }
+Tensor operator<(const Tensor& a, Scalar s) { return lt(a, s); }
+Tensor operator<=(const Tensor& a, Scalar s) { return le(a, s); }
+Tensor operator>(const Tensor& a, Scalar s) { return gt(a, s); }
+Tensor operator>=(const Tensor& a, Scalar s) { return ge(a, s); }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return add_(a, b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return sub_(a, b); }
 Tensor& operator*=(Tensor& a, const Tensor& b) { return mul_(a, b); }
 Tensor& operator/=(Tensor& a, const Tensor& b) { return div_(a, b); }
-Tensor& operator+=(Tensor& a, double s) { return add_(a, s); }
-Tensor& operator-=(Tensor& a, double s) { return add_(a, -s); }
-Tensor& operator*=(Tensor& a, double s) { return mul_(a, s); }
-Tensor& operator/=(Tensor& a, double s) { return mul_(a, 1.0 / s); }
+Tensor& operator+=(Tensor& a, Scalar s) { return add_(a, s); }
+Tensor& operator-=(Tensor& a, Scalar s) { return sub_(a, s); }
+Tensor& operator*=(Tensor& a, Scalar s) { return mul_(a, s); }
+Tensor& operator/=(Tensor& a, Scalar s) { return div_(a, s); }
 
 }  // namespace ember

@@ -26,6 +26,8 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   const char* op = "embedding";
   check_defined(op, {{"indices", indices}, {"weight", weight}});
   check_same_device(op, {{"indices", indices}, {"weight", weight}});
+  // int32 token ids are accepted, as PyTorch does: widened to int64.
+  if (indices.dtype() == kInt32) return embedding(indices.to(kInt64), weight, padding_idx);
   check_dtype(op, {"indices", indices}, kInt64);
   check_floating(op, {"weight", weight});
   check_ndim(op, {"weight", weight}, 2);
@@ -42,7 +44,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   }
   Tensor rows = index_select(weight, 0, flat);
   if (padding_idx && weight.requires_grad() && GradMode::is_enabled()) {
-    const Tensor keep = ne(flat, static_cast<double>(*padding_idx)).unsqueeze(1);
+    const Tensor keep = ne(flat, *padding_idx).unsqueeze(1);
     rows = where(keep, rows, rows.detach());
   }
   Shape out_shape = indices.shape();

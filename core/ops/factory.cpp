@@ -18,7 +18,7 @@ Tensor finish(Tensor t, const TensorOptions& o) {
   if (o.requires_grad()) t.requires_grad_(true);
   return t;
 }
-Tensor filled(const Shape& shape, double value, const TensorOptions& o, const char* op) {
+Tensor filled(const Shape& shape, const Scalar& value, const TensorOptions& o, const char* op) {
   Tensor t = detail::make_empty(shape, o.dtype(), o.device(), op);
   backend_for(o.device()).fill(t, value);
   return finish(t, o);
@@ -50,7 +50,7 @@ Tensor empty(const Shape& shape, TensorOptions o) {
 }
 Tensor zeros(const Shape& shape, TensorOptions o) { return filled(shape, 0, o, "zeros"); }
 Tensor ones(const Shape& shape, TensorOptions o) { return filled(shape, 1, o, "ones"); }
-Tensor full(const Shape& shape, double value, TensorOptions o) { return filled(shape, value, o, "full"); }
+Tensor full(const Shape& shape, Scalar value, TensorOptions o) { return filled(shape, value, o, "full"); }
 
 Tensor arange(double start, double end, double step, TensorOptions o) {
   if (step == 0 || !std::isfinite(step)) raise<ValueError>("arange: step must be finite and non-zero");
@@ -115,7 +115,7 @@ Tensor ones_like(const Tensor& t) {
   const TensorOptions o = like(t, "ones_like");  // first: it checks that t is defined
   return ones(t.shape(), o);
 }
-Tensor full_like(const Tensor& t, double v) {
+Tensor full_like(const Tensor& t, Scalar v) {
   const TensorOptions o = like(t, "full_like");
   return full(t.shape(), v, o);
 }
@@ -165,6 +165,6 @@ Tensor tensor(const NestedList& values, TensorOptions o) {
   return from_vector(values.integers(), values.shape(), o);
 }
 
-Tensor scalar_tensor(double value, TensorOptions o) { return filled({}, value, o, "scalar_tensor"); }
+Tensor scalar_tensor(Scalar value, TensorOptions o) { return filled({}, value, o, "scalar_tensor"); }
 
 }  // namespace ember

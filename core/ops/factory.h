@@ -12,7 +12,9 @@ namespace ember {
 EMBER_API Tensor empty(const Shape& shape, TensorOptions options = {});
 EMBER_API Tensor zeros(const Shape& shape, TensorOptions options = {});
 EMBER_API Tensor ones(const Shape& shape, TensorOptions options = {});
-EMBER_API Tensor full(const Shape& shape, double value, TensorOptions options = {});
+/// value converted to options' dtype (float32 unless given: the dtype is not inferred from
+/// the value); an integer value reaches an int64 tensor exactly.
+EMBER_API Tensor full(const Shape& shape, Scalar value, TensorOptions options = {});
 /// [start, end) in steps of step (ValueError for step 0); 1-D.
 EMBER_API Tensor arange(double start, double end, double step = 1, TensorOptions options = {});
 EMBER_API Tensor arange(double end, TensorOptions options = {});
@@ -30,7 +32,7 @@ EMBER_API Tensor& normal_(Tensor& t, double mean, double std);
 EMBER_API Tensor empty_like(const Tensor& t);
 EMBER_API Tensor zeros_like(const Tensor& t);
 EMBER_API Tensor ones_like(const Tensor& t);
-EMBER_API Tensor full_like(const Tensor& t, double value);
+EMBER_API Tensor full_like(const Tensor& t, Scalar value);
 EMBER_API Tensor rand_like(const Tensor& t);
 EMBER_API Tensor randn_like(const Tensor& t);
 
@@ -55,6 +57,6 @@ Tensor from_vector(const std::vector<T>& values) {
   return from_vector(values, Shape{static_cast<int64_t>(values.size())});
 }
 /// A scalar (0-dim) tensor.
-EMBER_API Tensor scalar_tensor(double value, TensorOptions options = {});
+EMBER_API Tensor scalar_tensor(Scalar value, TensorOptions options = {});
 
 }  // namespace ember

@@ -126,6 +126,8 @@ Tensor index_select(const Tensor& input, int64_t dim, const Tensor& index) {
   const char* op = "index_select";
   check_defined(op, {{"input", input}, {"index", index}});
   check_same_device(op, {{"input", input}, {"index", index}});
+  // int32 indices (as tokenizers give them) are accepted, as PyTorch does: widened to int64.
+  if (index.dtype() == kInt32) return index_select(input, dim, index.to(kInt64));
   check_dtype(op, {"index", index}, kInt64);
   if (index.dim() > 1)
     raise<ShapeError>("index_select: index must be 1-D, got shape ", shape_str(index.shape()));
@@ -151,6 +153,7 @@ Tensor gather(const Tensor& input, int64_t dim, const Tensor& index) {
   const char* op = "gather";
   check_defined(op, {{"input", input}, {"index", index}});
   check_same_device(op, {{"input", input}, {"index", index}});
+  if (index.dtype() == kInt32) return gather(input, dim, index.to(kInt64));  // as index_select
   check_dtype(op, {"index", index}, kInt64);
   if (index.dim() != input.dim())
     raise<ShapeError>("shape mismatch in gather: index ", shape_str(index.shape()),

@@ -103,7 +103,11 @@ class ReduceNode final : public Node {
 Tensor reduce(ReduceOp op, const Tensor& t, const std::vector<int64_t>& dims_in, bool keepdim) {
   const char* name = reduce_name(op);
   check_defined(name, {{"input", t}});
-  if (op == ReduceOp::Mean) check_floating(name, {"input", t});
+  // As PyTorch, a mean of integers or bools is refused rather than guessed at; the hint says
+  // how to ask for one ((preds == y).mean() is a common slip).
+  if (op == ReduceOp::Mean && !is_floating(t.dtype()))
+    raise<DTypeError>("dtype mismatch in mean: input must be float32 or float64, got ", dtype_name(t.dtype()),
+                      "; cast with .to(kFloat32) first");
   if (t.dtype() == kBool && op != ReduceOp::Sum) raise<DTypeError>(name, " does not support dtype bool");
   const std::vector<int> dims = reduced_dims(t, dims_in, name);
   int64_t count = 1;
@@ -112,7 +116,8 @@ Tensor reduce(ReduceOp op, const Tensor& t, const std::vector<int64_t>& dims_in,
     raise<ShapeError>(name, ": cannot reduce over an empty dim of shape ", shape_str(t.shape()));
   const Shape keep = keepdim_shape(t, dims);
   const DType out_dtype =
-      (op == ReduceOp::Sum && (t.dtype() == kBool || t.dtype() == kUInt8)) ? kInt64 : t.dtype();
+      (op == ReduceOp::Sum && (t.dtype() == kBool || t.dtype() == kUInt8 || t.dtype() == kInt32)) ? kInt64
+                                                                                                  : t.dtype();
   // Allocated in its final shape (so grad_fn is this op), computed through a keepdim view.
   Tensor out = detail::make_empty(final_shape(t, dims, keepdim), out_dtype, t.device());
   const Tensor out_keep = detail::make_view(out, keep, contiguous_strides(keep), 0);

@@ -120,7 +120,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
   return dst;
 }
 
-Tensor& fill_(Tensor& t, double value) {
+Tensor& fill_(Tensor& t, Scalar value) {
   check_defined("fill_", {{"self", t}});
   autograd::check_inplace(t, "fill_");
   if (t.is_contiguous()) {

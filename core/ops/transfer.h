@@ -14,7 +14,7 @@ EMBER_API Tensor clone(const Tensor& t);
 EMBER_API Tensor contiguous(const Tensor& t);
 /// Writes src (broadcast to dst's shape, any device and dtype) into dst; bumps its version.
 EMBER_API Tensor& copy_(Tensor& dst, const Tensor& src);
-EMBER_API Tensor& fill_(Tensor& t, double value);
+EMBER_API Tensor& fill_(Tensor& t, Scalar value);
 EMBER_API Tensor& zero_(Tensor& t);
 /// Points dst, and so every handle of it, at src's storage, strides, offset and dtype: how
 /// Module::to moves parameters in place (PyTorch's `param.data = src`). dst keeps its shape,

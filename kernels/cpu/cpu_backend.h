@@ -20,7 +20,7 @@ class EMBER_API CpuBackend : public Backend {
   void copy_between_devices(void* dst, Device, const void* src, Device, size_t nbytes) override;
 
   // cpu_fill_random.cpp
-  void fill(const Tensor& out, double value) override;
+  void fill(const Tensor& out, const Scalar& value) override;
   void arange(const Tensor& out, double start, double step) override;
   void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
               uint64_t offset) override;
@@ -29,7 +29,8 @@ class EMBER_API CpuBackend : public Backend {
   void copy(const Tensor& dst, const Tensor& src) override;
   void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1) override;
   void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) override;
-  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s, bool scalar_first) override;
+  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s,
+                     bool scalar_first) override;
   void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
 
   // cpu_reduce.cpp

@@ -5,6 +5,7 @@
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/cpu_loops.h"
 #include "ember/kernels/elementwise_dispatch.h"
+#include "ember/kernels/scalar_cast.h"
 
 namespace ember {
 
@@ -54,7 +55,8 @@ void CpuBackend::binary(BinaryOp op, const Tensor& out, const Tensor& a, const T
   });
 }
 
-void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s, bool scalar_first) {
+void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s,
+                               bool scalar_first) {
   auto run = [&](auto f, auto sv) {
     using S = decltype(sv);
     if (scalar_first)
@@ -64,11 +66,11 @@ void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, 
   };
   if (is_comparison(op)) {
     EMBER_DISPATCH_ALL(a.dtype(), "comparison",
-                       [&] { with_comparison(op, [&](auto f) { run(f, cast_value<scalar_t>(s)); }); });
+                       [&] { with_comparison(op, [&](auto f) { run(f, scalar_value<scalar_t>(s)); }); });
     return;
   }
   EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {
-    with_binary<scalar_t>(op, [&](auto f) { run(f, cast_value<scalar_t>(s)); });
+    with_binary<scalar_t>(op, [&](auto f) { run(f, scalar_value<scalar_t>(s)); });
   });
 }
 

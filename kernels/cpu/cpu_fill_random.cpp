@@ -4,13 +4,14 @@
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
 #include "ember/kernels/philox.h"
+#include "ember/kernels/scalar_cast.h"
 
 namespace ember {
 
-void CpuBackend::fill(const Tensor& out, double value) {
+void CpuBackend::fill(const Tensor& out, const Scalar& value) {
   EMBER_DISPATCH_ALL(out.dtype(), "fill", [&] {
     scalar_t* o = static_cast<scalar_t*>(out.raw_data());
-    const auto v = cast_value<scalar_t>(value);
+    const auto v = scalar_value<scalar_t>(value);
     parallel_for(out.numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
       for (int64_t i = lo; i < hi; ++i) o[i] = v;
     });

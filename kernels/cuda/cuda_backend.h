@@ -30,7 +30,7 @@ class CudaBackend : public Backend {
   void synchronize(Device device) override;
 
   // cuda_fill_random.cu
-  void fill(const Tensor& out, double value) override;
+  void fill(const Tensor& out, const Scalar& value) override;
   void arange(const Tensor& out, double start, double step) override;
   void random(const Tensor& out, RandomKind kind, double a, double b, uint64_t seed,
               uint64_t offset) override;
@@ -39,7 +39,8 @@ class CudaBackend : public Backend {
   void copy(const Tensor& dst, const Tensor& src) override;
   void unary(UnaryOp op, const Tensor& out, const Tensor& in, double p0, double p1) override;
   void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) override;
-  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s, bool scalar_first) override;
+  void binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s,
+                     bool scalar_first) override;
   void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override;
 
   // cuda_reduce.cu

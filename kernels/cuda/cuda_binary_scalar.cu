@@ -1,9 +1,11 @@
-// Tensor-scalar forms of the binary ops and comparisons: the scalar takes the tensor's
-// dtype and is bound into the functor, which then runs as a unary map.
+// Tensor-scalar forms of the binary ops and comparisons: the scalar, converted to the tensor's
+// dtype (the front-end promoted the tensor first), is bound into the functor, which then runs
+// as a unary map.
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/elementwise_dispatch.h"
+#include "ember/kernels/scalar_cast.h"
 
 namespace ember {
 namespace {
@@ -32,18 +34,18 @@ void run_scalar(const Tensor& out, const Tensor& a, F f, T s, bool scalar_first)
 
 }  // namespace
 
-void CudaBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, double s,
+void CudaBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, const Scalar& s,
                                 bool scalar_first) {
   if (is_comparison(op)) {
     EMBER_DISPATCH_ALL(a.dtype(), "comparison", [&] {
       with_comparison(
-          op, [&](auto f) { run_scalar<scalar_t>(out, a, f, cast_value<scalar_t>(s), scalar_first); });
+          op, [&](auto f) { run_scalar<scalar_t>(out, a, f, scalar_value<scalar_t>(s), scalar_first); });
     });
     return;
   }
   EMBER_DISPATCH_NUMERIC(a.dtype(), "binary", [&] {
     with_binary<scalar_t>(
-        op, [&](auto f) { run_scalar<scalar_t>(out, a, f, cast_value<scalar_t>(s), scalar_first); });
+        op, [&](auto f) { run_scalar<scalar_t>(out, a, f, scalar_value<scalar_t>(s), scalar_first); });
   });
 }
 

@@ -5,6 +5,7 @@
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
 #include "ember/kernels/philox.h"
+#include "ember/kernels/scalar_cast.h"
 
 namespace ember {
 namespace {
@@ -53,7 +54,7 @@ __global__ void random_kernel(T* o, int64_t n, RandomKind kind, double a, double
 // ---------------------------------------------------------------------------------------
 // launchers
 
-void CudaBackend::fill(const Tensor& out, double value) {
+void CudaBackend::fill(const Tensor& out, const Scalar& value) {
   const int64_t n = out.numel();
   if (n == 0) return;
   const int dev = out.device().index;
@@ -61,7 +62,7 @@ void CudaBackend::fill(const Tensor& out, double value) {
   cudaStream_t s = cuda_detail::stream(dev);
   EMBER_DISPATCH_ALL(out.dtype(), "fill", [&] {
     scalar_t* o = static_cast<scalar_t*>(out.raw_data());
-    const auto v = cast_value<scalar_t>(value);
+    const auto v = scalar_value<scalar_t>(value);
     if (cuda_detail::aligned_for<4>(o, sizeof(scalar_t)))
       EMBER_LAUNCH(fill_kernel, cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0, s, o, n,
                    v);

@@ -14,6 +14,7 @@ using cuda_detail::IndexFlag;
 
 __device__ __forceinline__ void atomic_add(float* p, float v) { atomicAdd(p, v); }
 __device__ __forceinline__ void atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(int32_t* p, int32_t v) { atomicAdd(p, v); }
 __device__ __forceinline__ void atomic_add(int64_t* p, int64_t v) {
   // Two's complement: an unsigned add gives the signed sum.
   atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));

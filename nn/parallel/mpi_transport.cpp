@@ -45,6 +45,8 @@ MPI_Datatype mpi_type(DType dtype) {
       return MPI_DOUBLE;
     case DType::Int64:
       return MPI_INT64_T;
+    case DType::Int32:
+      return MPI_INT32_T;
     case DType::UInt8:
       return MPI_UNSIGNED_CHAR;
     case DType::Bool:

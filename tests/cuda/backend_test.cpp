@@ -423,11 +423,13 @@ TEST(CudaCast, FloatEdgesToIntegersAndBoolMatchTheCpu) {
     EXPECT_EQ(x.to(kInt64).to_vector<int64_t>(), c.to_int64) << dtype_name(from);
     EXPECT_EQ(x.to(kUInt8).to_vector<uint8_t>(), c.to_uint8) << dtype_name(from);
     EXPECT_EQ(x.to(kBool).to_vector<bool>(), c.to_bool) << dtype_name(from);
+    EXPECT_EQ(x.to(kInt32).to_vector<int32_t>(), c.to_int32) << dtype_name(from);
   }
   const TensorOptions u8 = TensorOptions().dtype(kUInt8).device(Device::cuda(0));
   EXPECT_EQ(full({2}, 300.7, u8).to_vector<uint8_t>(), (std::vector<uint8_t>{44, 44}));
   const Tensor ones = full({1}, 1.0, TensorOptions().dtype(kInt64).device(Device::cuda(0)));
-  EXPECT_EQ((ones + 2.9).to_vector<int64_t>(), std::vector<int64_t>{3});
+  EXPECT_EQ((ones + 2).to_vector<int64_t>(), std::vector<int64_t>{3});
+  EXPECT_EQ((ones + 2.5).to_vector<float>(), std::vector<float>{3.5f});  // promoted, as PyTorch
 }
 
 TEST(CudaIndex, BadTargetsInTheBackwardNameTheLossOnBothDevices) {

@@ -88,6 +88,7 @@ nn::StateDict mixed_dict() {
       {"wide", tensor({0.1, -1e300, 5e-324}, kFloat64)},
       {"counter", scalar_tensor(42, kInt64)},
       {"bytes", from_vector(std::vector<uint8_t>{0, 7, 255})},
+      {"token_ids", from_vector(std::vector<int32_t>{INT32_MIN, -1, 0, 7, INT32_MAX})},  // "I32"
       {"mask", from_vector(std::vector<uint8_t>{1, 0, 1, 1}, {2, 2}, TensorOptions(kBool))},
       {"empty", zeros({0, 3})},
       {"strided", arange(6, kFloat32).reshape({2, 3}).t()},
@@ -277,8 +278,15 @@ TEST(Safetensors, HalfPrecisionEntriesAreDTypeErrors) {
                          "; float16 and bfloat16 are not supported by Ember");
   }
   EXPECT_THROW_MSG(
-      nn::decode_safetensors(file_bytes(R"({"i":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}})", "abcd")),
-      DTypeError, "safetensors: tensor \"i\" has dtype I32, which Ember does not support");
+      nn::decode_safetensors(file_bytes(R"({"i":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}})", "abcd")),
+      DTypeError, "safetensors: tensor \"i\" has dtype I16, which Ember does not support");
+  // I32 is read, little-endian as the format says.
+  const Tensor i32 =
+      nn::decode_safetensors(file_bytes(R"({"i":{"dtype":"I32","shape":[1],"data_offsets":[0,4]}})",
+                                        std::string("\x01\x02\x00\x80", 4)))
+          .tensors.at("i");
+  EXPECT_EQ(i32.dtype(), kInt32);
+  EXPECT_EQ(i32.to_vector<int64_t>(), std::vector<int64_t>{-2147483135} /* 0x80000201 */);
 }
 
 TEST(Safetensors, FileErrorsNameThePath) {

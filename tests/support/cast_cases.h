@@ -13,6 +13,7 @@ struct CastCases {
   std::vector<int64_t> to_int64;
   std::vector<uint8_t> to_uint8;
   std::vector<bool> to_bool;
+  std::vector<int32_t> to_int32;  // the int64 value modulo 2^32
 };
 
 inline CastCases cast_edge_cases() {
@@ -21,7 +22,8 @@ inline CastCases cast_edge_cases() {
   return {{300.7, -1.5, nan, inf, -inf, 1e20, -1e20, 2.9, -0.0, 255.0, 256.0},
           {300, -1, 0, max, min, max, min, 2, 0, 255, 256},
           {44, 255, 0, 255, 0, 255, 0, 2, 0, 255, 0},
-          {true, true, true, true, true, true, true, true, false, true, true}};
+          {true, true, true, true, true, true, true, true, false, true, true},
+          {300, -1, 0, -1, 0, -1, 0, 2, 0, 255, 256}};
 }
 
 }  // namespace ember::test

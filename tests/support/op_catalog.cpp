@@ -269,6 +269,7 @@ std::vector<OpSpec> build() {
   for (OpSpec& s : layernorm_cases()) push(std::move(s));
   for (OpSpec& s : training_cases()) push(std::move(s));
   for (OpSpec& s : pointwise_cases()) push(std::move(s));
+  for (OpSpec& s : scalars_cases()) push(std::move(s));
   return ops;
 }
 

@@ -35,5 +35,7 @@ std::vector<OpSpec> training_cases();
 /// The transformer toolkit's pointwise ops and moments: erf, rsqrt, gelu, masked_fill, var,
 /// std (op_catalog_pointwise.cpp).
 std::vector<OpSpec> pointwise_cases();
+/// Scalar promotion, floor_divide and int32 indices (op_catalog_scalars.cpp).
+std::vector<OpSpec> scalars_cases();
 
 }  // namespace ember::test
