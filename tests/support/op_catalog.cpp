@@ -266,6 +266,7 @@ std::vector<OpSpec> build() {
           return gather(a[0], 0, a[1]);
         }});
   for (OpSpec& s : block_path_cases()) push(std::move(s));
+  for (OpSpec& s : attention_cases()) push(std::move(s));
   return ops;
 }
 

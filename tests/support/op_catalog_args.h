@@ -27,5 +27,7 @@ inline ArgSpec boolean(const std::string& name, Shape shape) {
 /// The cases whose sizes reach the CUDA block-reduction and wide-row kernels
 /// (op_catalog_block_paths.cpp).
 std::vector<OpSpec> block_path_cases();
+/// scaled_dot_product_attention's cases (op_catalog_attention.cpp).
+std::vector<OpSpec> attention_cases();
 
 }  // namespace ember::test
