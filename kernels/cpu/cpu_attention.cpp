@@ -34,6 +34,11 @@ template <class T>
 using MapMat = Eigen::Map<Mat<T>>;
 template <class T>
 using ConstMapMat = Eigen::Map<const Mat<T>>;
+// A task's scratch. Eigen's aligned allocation matters for reproducibility: its vectorised exp
+// and sums take scalar steps up to the first aligned element, so a block's bits would
+// otherwise depend on where the heap put the buffer (and differ with the thread count).
+template <class T>
+using Buffer = Eigen::Matrix<T, Eigen::Dynamic, 1>;
 
 int64_t blocks(int64_t n, int64_t block) { return (n + block - 1) / block; }
 
@@ -115,13 +120,13 @@ void forward(T* out, T* lse, const Problem<T>& p) {
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
   const int64_t qblocks = blocks(p.L, kBlockQ);
   parallel_for(p.B * qblocks, grain_for(kBlockQ * p.S * (p.E + p.Ev)), [&](int64_t lo, int64_t hi) {
-    std::vector<T> sbuf(kBlockQ * kBlockK), accbuf(kBlockQ * p.Ev), mbuf(kBlockQ), lbuf(kBlockQ);
+    Buffer<T> sbuf(kBlockQ * kBlockK), accbuf(kBlockQ * p.Ev), mbuf(kBlockQ), lbuf(kBlockQ);
     for (int64_t t = lo; t < hi; ++t) {
       const int64_t b = t / qblocks, i0 = (t % qblocks) * kBlockQ, bq = std::min(kBlockQ, p.L - i0);
       MapMat<T> acc(accbuf.data(), bq, p.Ev);
       acc.setZero();
-      std::fill(mbuf.begin(), mbuf.end(), kMinusInf);  // running maximum of each row
-      std::fill(lbuf.begin(), lbuf.end(), T(0));       // running sum of exp(score - maximum)
+      mbuf.setConstant(kMinusInf);  // running maximum of each row
+      lbuf.setZero();               // running sum of exp(score - maximum)
       const int64_t jend = p.key_end(i0, bq);
       for (int64_t j0 = 0; j0 < jend; j0 += kBlockK) {
         MapMat<T> s(sbuf.data(), bq, std::min(kBlockK, jend - j0));
@@ -201,7 +206,7 @@ void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
   // dK and dV: each task owns its key block's rows.
   const int64_t kblocks = blocks(p.S, kBlockK);
   parallel_for(p.B * kblocks, grain_for(macs), [&](int64_t lo, int64_t hi) {
-    std::vector<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
+    Buffer<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
     for (int64_t t = lo; t < hi; ++t) {
       const int64_t b = t / kblocks, j0 = (t % kblocks) * kBlockK, bk = std::min(kBlockK, p.S - j0);
       MapMat<T> gk(dk + (b * p.S + j0) * p.E, bk, p.E), gv(dv + (b * p.S + j0) * p.Ev, bk, p.Ev);
@@ -220,7 +225,7 @@ void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
   // dQ: each task owns its query block's rows.
   const int64_t qblocks = blocks(p.L, kBlockQ);
   parallel_for(p.B * qblocks, grain_for(macs), [&](int64_t lo, int64_t hi) {
-    std::vector<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
+    Buffer<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
     for (int64_t t = lo; t < hi; ++t) {
       const int64_t b = t / qblocks, i0 = (t % qblocks) * kBlockQ, bq = std::min(kBlockQ, p.L - i0);
       MapMat<T> gq(dq + (b * p.L + i0) * p.E, bq, p.E);

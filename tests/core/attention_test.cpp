@@ -12,6 +12,7 @@
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
 #include "support/gradcheck.h"
+#include "support/threads_guard.h"
 
 using namespace ember;
 using ember::test::values_near;
@@ -197,6 +198,28 @@ TEST(ScaledDotProductAttention, EmptyBatchOrQueries) {
   EXPECT_EQ(out.shape(), (Shape{2, 0, 2}));
   out.sum().backward();
   EXPECT_TRUE(values_near(k.grad(), std::vector<double>(40, 0.0), {2, 5, 4}, 0));
+}
+
+TEST(ScaledDotProductAttention, ThreadsGiveTheSameBits) {
+  // Large enough that every pass splits into tasks across the pool: the forward's (batch,
+  // query block) tasks and the backward's (batch, key block) and (batch, query block) ones.
+  manual_seed(8);
+  const Tensor q0 = randn({2, 3, 200, 32}), k0 = randn({2, 3, 300, 32}), v0 = randn({2, 3, 300, 32});
+  const Tensor mask = lt(rand({2, 1, 1, 300}), 0.9), w = rand({2, 3, 200, 32});
+  auto run = [&](int threads, bool causal) {
+    ember::test::ThreadsGuard guard(threads);
+    std::vector<Tensor> in{q0.clone().requires_grad_(), k0.clone().requires_grad_(),
+                           v0.clone().requires_grad_()};
+    const Tensor out = sdpa(in[0], in[1], in[2], causal ? Tensor() : mask, causal);
+    (out * w).sum().backward();
+    return std::vector<Tensor>{out, in[0].grad(), in[1].grad(), in[2].grad()};
+  };
+  for (bool causal : {false, true}) {
+    const std::vector<Tensor> one = run(1, causal), four = run(4, causal);
+    for (size_t i = 0; i < one.size(); ++i)
+      EXPECT_EQ(one[i].to_vector<double>(), four[i].to_vector<double>())
+          << "result " << i << " causal " << causal;
+  }
 }
 
 TEST(ScaledDotProductAttention, Gradcheck) {
