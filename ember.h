@@ -12,6 +12,7 @@
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
 #include "ember/core/io/file_io.h"
+#include "ember/core/ops/attention.h"
 #include "ember/core/ops/blob.h"
 #include "ember/core/ops/check.h"
 #include "ember/core/ops/conv.h"

@@ -66,6 +66,15 @@ void Backend::class_loss_backward(const Tensor&, const Tensor&, const Tensor&, c
                                   const ClassLossParams&, const char*) {
   not_implemented("class_loss_backward");
 }
+void Backend::attention(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                        const Tensor&, bool, double) {
+  not_implemented("scaled_dot_product_attention");
+}
+void Backend::attention_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                 const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                 bool, double) {
+  not_implemented("scaled_dot_product_attention_backward");
+}
 void Backend::conv2d(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
   not_implemented("conv2d");
 }

@@ -49,6 +49,14 @@ class EMBER_API CpuBackend : public Backend {
   void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
                            const Tensor& target, const ClassLossParams& p, const char* op) override;
 
+  // cpu_attention.cpp
+  void attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
+                 const Tensor& mask, bool is_causal, double scale) override;
+  void attention_backward(const Tensor& grad_q, const Tensor& grad_k, const Tensor& grad_v,
+                          const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
+                          const Tensor& out, const Tensor& lse, const Tensor& mask, bool is_causal,
+                          double scale) override;
+
   // conv/cpu_conv.cpp
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& p) override;

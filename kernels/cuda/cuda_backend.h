@@ -59,6 +59,14 @@ class CudaBackend : public Backend {
   void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
                            const Tensor& target, const ClassLossParams& p, const char* op) override;
 
+  // cuda_attention.cpp (cuBLAS) and cuda_attention.cu
+  void attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
+                 const Tensor& mask, bool is_causal, double scale) override;
+  void attention_backward(const Tensor& grad_q, const Tensor& grad_k, const Tensor& grad_v,
+                          const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
+                          const Tensor& out, const Tensor& lse, const Tensor& mask, bool is_causal,
+                          double scale) override;
+
   // cuda_conv.cpp (cuDNN)
   void conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& p) override;

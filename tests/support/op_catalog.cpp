@@ -270,6 +270,7 @@ std::vector<OpSpec> build() {
   for (OpSpec& s : training_cases()) push(std::move(s));
   for (OpSpec& s : pointwise_cases()) push(std::move(s));
   for (OpSpec& s : scalars_cases()) push(std::move(s));
+  for (OpSpec& s : attention_cases()) push(std::move(s));
   return ops;
 }
 

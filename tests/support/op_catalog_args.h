@@ -37,5 +37,7 @@ std::vector<OpSpec> training_cases();
 std::vector<OpSpec> pointwise_cases();
 /// Scalar promotion, floor_divide and int32 indices (op_catalog_scalars.cpp).
 std::vector<OpSpec> scalars_cases();
+/// scaled_dot_product_attention's cases (op_catalog_attention.cpp).
+std::vector<OpSpec> attention_cases();
 
 }  // namespace ember::test

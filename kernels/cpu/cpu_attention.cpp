@@ -1,0 +1,272 @@
+// Scaled dot-product attention on the CPU, FlashAttention style: a task takes one batch and
+// a block of queries, and walks the keys block by block with an online softmax (each row's
+// running maximum and sum; the partial output rescaled when the maximum grows), so it never
+// holds more than a block of the L x S scores. It keeps each row's log-sum-exp for the
+// backward, which recomputes the probabilities block by block from it.
+//
+// The backward runs in two passes, each writing what its own tasks own, so there are no
+// races and the sums are deterministic: one task per (batch, key block) sums dK and dV over
+// the queries, then one task per (batch, query block) sums dQ over the keys. Each pass
+// recomputes the scores: twice the products of one pass that shared dQ between threads.
+// Eigen's GEMM runs single-threaded inside the tasks (eigen_single_thread.h).
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ember/core/dtype_dispatch.h"
+#include "ember/kernels/cpu/cpu_backend.h"
+#include "ember/kernels/cpu/eigen_single_thread.h"
+#include "ember/kernels/cpu/parallel.h"
+
+namespace ember {
+namespace {
+
+// 64 x 64 scores of float64 are 32 KiB: a block and its operands stay in L2.
+constexpr int64_t kBlockQ = 64, kBlockK = 64;
+// Multiply-adds a parallel task takes on at least (as in cpu_matmul.cpp).
+constexpr int64_t kMinTaskMacs = int64_t(1) << 20;
+
+template <class T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class T>
+using MapMat = Eigen::Map<Mat<T>>;
+template <class T>
+using ConstMapMat = Eigen::Map<const Mat<T>>;
+// A task's scratch. Eigen's aligned allocation matters for reproducibility: its vectorised exp
+// and sums take scalar steps up to the first aligned element, so a block's bits would
+// otherwise depend on where the heap put the buffer (and differ with the thread count).
+template <class T>
+using Buffer = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+
+int64_t blocks(int64_t n, int64_t block) { return (n + block - 1) / block; }
+
+int64_t grain_for(int64_t macs_per_task) {
+  return std::max<int64_t>(1, kMinTaskMacs / std::max<int64_t>(1, macs_per_task));
+}
+
+// The operands of one call, contiguous: q [B, L, E], k [B, S, E], v [B, S, Ev], and the
+// mask's [B, L, S] strides.
+template <class T>
+struct Problem {
+  int64_t B, L, S, E, Ev;
+  const T *q, *k, *v;
+  const bool* keep = nullptr;  // bool mask: false masks out
+  const T* add = nullptr;      // additive mask
+  int64_t mb = 0, ml = 0, ms = 0;
+  bool causal = false;
+  T scale;
+
+  Problem(const Tensor& qt, const Tensor& kt, const Tensor& vt, const Tensor& mask, bool is_causal, double sc)
+      : B(qt.size(0)),
+        L(qt.size(1)),
+        S(kt.size(1)),
+        E(qt.size(2)),
+        Ev(vt.size(2)),
+        q(static_cast<const T*>(qt.raw_data())),
+        k(static_cast<const T*>(kt.raw_data())),
+        v(static_cast<const T*>(vt.raw_data())),
+        causal(is_causal),
+        scale(static_cast<T>(sc)) {
+    if (mask.defined()) {
+      if (mask.dtype() == kBool)
+        keep = static_cast<const bool*>(mask.raw_data());
+      else
+        add = static_cast<const T*>(mask.raw_data());
+      mb = mask.stride(0);
+      ml = mask.stride(1);
+      ms = mask.stride(2);
+    }
+  }
+
+  // The keys queries [i0, i0 + bq) may see are [0, key_end).
+  int64_t key_end(int64_t i0, int64_t bq) const { return causal ? std::min(S, i0 + bq) : S; }
+  // The first query that sees key j0 (top-left causal alignment: key j is seen by queries >= j).
+  int64_t query_begin(int64_t j0) const { return causal ? j0 : 0; }
+
+  ConstMapMat<T> rows(const T* base, int64_t per_batch, int64_t b, int64_t r0, int64_t n,
+                      int64_t cols) const {
+    return ConstMapMat<T>(base + (b * per_batch + r0) * cols, n, cols);
+  }
+
+  // s = scale * q k^T for queries [i0, i0 + rows) and keys [j0, j0 + cols) of batch b, then
+  // masked: -inf where a key is masked out, the additive mask added.
+  void scores(MapMat<T>& s, int64_t b, int64_t i0, int64_t j0) const {
+    constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
+    const int64_t bq = s.rows(), bk = s.cols();
+    if (E == 0)
+      s.setZero();
+    else
+      s.noalias() = rows(q, L, b, i0, bq, E) * rows(k, S, b, j0, bk, E).transpose();
+    s *= scale;
+    if (keep || add) {
+      for (int64_t r = 0; r < bq; ++r) {
+        const int64_t base = b * mb + (i0 + r) * ml + j0 * ms;
+        for (int64_t c = 0; c < bk; ++c) {
+          if (keep && !keep[base + c * ms]) s(r, c) = kMinusInf;
+          if (add) s(r, c) += add[base + c * ms];
+        }
+      }
+    } else if (causal) {
+      for (int64_t r = 0; r < bq; ++r)
+        for (int64_t c = std::max<int64_t>(0, i0 + r + 1 - j0); c < bk; ++c) s(r, c) = kMinusInf;
+    }
+  }
+};
+
+template <class T>
+void forward(T* out, T* lse, const Problem<T>& p) {
+  constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
+  const int64_t qblocks = blocks(p.L, kBlockQ);
+  parallel_for(p.B * qblocks, grain_for(kBlockQ * p.S * (p.E + p.Ev)), [&](int64_t lo, int64_t hi) {
+    Buffer<T> sbuf(kBlockQ * kBlockK), accbuf(kBlockQ * p.Ev), mbuf(kBlockQ), lbuf(kBlockQ);
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t b = t / qblocks, i0 = (t % qblocks) * kBlockQ, bq = std::min(kBlockQ, p.L - i0);
+      MapMat<T> acc(accbuf.data(), bq, p.Ev);
+      acc.setZero();
+      mbuf.setConstant(kMinusInf);  // running maximum of each row
+      lbuf.setZero();               // running sum of exp(score - maximum)
+      const int64_t jend = p.key_end(i0, bq);
+      for (int64_t j0 = 0; j0 < jend; j0 += kBlockK) {
+        MapMat<T> s(sbuf.data(), bq, std::min(kBlockK, jend - j0));
+        p.scores(s, b, i0, j0);
+        for (int64_t r = 0; r < bq; ++r) {
+          const T m = std::max(mbuf[r], s.row(r).maxCoeff());
+          if (m == kMinusInf) {  // every key so far masked: nothing to add
+            s.row(r).setZero();
+            continue;
+          }
+          const T rescale = std::exp(mbuf[r] - m);  // 0 for the row's first keys
+          s.row(r) = (s.row(r).array() - m).exp().matrix();
+          lbuf[r] = lbuf[r] * rescale + s.row(r).sum();
+          acc.row(r) *= rescale;
+          mbuf[r] = m;
+        }
+        acc.noalias() += s * p.rows(p.v, p.S, b, j0, s.cols(), p.Ev);
+      }
+      MapMat<T> o(out + (b * p.L + i0) * p.Ev, bq, p.Ev);
+      for (int64_t r = 0; r < bq; ++r) {
+        if (lbuf[r] > 0) {
+          o.row(r) = acc.row(r) / lbuf[r];
+          lse[b * p.L + i0 + r] = mbuf[r] + std::log(lbuf[r]);
+        } else {  // every key masked: zeros, as FlashAttention
+          o.row(r).setZero();
+          lse[b * p.L + i0 + r] = kMinusInf;
+        }
+      }
+    }
+  });
+}
+
+// The backward's shared pieces: the probabilities P and dS = P o (dO V^T - D) of one block
+// (dS without the scale, which the callers apply once to their sums).
+template <class T>
+struct Backward {
+  const Problem<T>& p;
+  const T *dout, *lse;
+  std::vector<T> D;  // D[b * L + i] = dO_i . O_i (= sum_j P_ij dP_ij)
+
+  Backward(const Problem<T>& pr, const T* grad_out, const T* out, const T* lse_in)
+      : p(pr), dout(grad_out), lse(lse_in), D(static_cast<size_t>(pr.B * pr.L)) {
+    const int64_t Ev = p.Ev;
+    parallel_for(p.B * p.L, grain_for(Ev), [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        T d = 0;
+        for (int64_t e = 0; e < Ev; ++e) d += grad_out[r * Ev + e] * out[r * Ev + e];
+        D[r] = d;
+      }
+    });
+  }
+
+  void block(MapMat<T>& P, MapMat<T>& dS, int64_t b, int64_t i0, int64_t j0) const {
+    constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
+    const int64_t bq = P.rows(), bk = P.cols();
+    p.scores(P, b, i0, j0);
+    for (int64_t r = 0; r < bq; ++r) {
+      const T l = lse[b * p.L + i0 + r];
+      if (l == kMinusInf)  // a fully masked row: no probabilities, no gradient
+        P.row(r).setZero();
+      else
+        P.row(r) = (P.row(r).array() - l).exp().matrix();
+    }
+    if (p.Ev == 0)
+      dS.setZero();
+    else
+      dS.noalias() = p.rows(dout, p.L, b, i0, bq, p.Ev) * p.rows(p.v, p.S, b, j0, bk, p.Ev).transpose();
+    for (int64_t r = 0; r < bq; ++r)
+      dS.row(r) = (P.row(r).array() * (dS.row(r).array() - D[b * p.L + i0 + r])).matrix();
+  }
+};
+
+template <class T>
+void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
+  const Problem<T>& p = bw.p;
+  const int64_t macs = kBlockK * p.L * (2 * p.E + 2 * p.Ev);
+  // dK and dV: each task owns its key block's rows.
+  const int64_t kblocks = blocks(p.S, kBlockK);
+  parallel_for(p.B * kblocks, grain_for(macs), [&](int64_t lo, int64_t hi) {
+    Buffer<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t b = t / kblocks, j0 = (t % kblocks) * kBlockK, bk = std::min(kBlockK, p.S - j0);
+      MapMat<T> gk(dk + (b * p.S + j0) * p.E, bk, p.E), gv(dv + (b * p.S + j0) * p.Ev, bk, p.Ev);
+      gk.setZero();
+      gv.setZero();
+      for (int64_t i0 = p.query_begin(j0); i0 < p.L; i0 += kBlockQ) {
+        const int64_t bq = std::min(kBlockQ, p.L - i0);
+        MapMat<T> P(pbuf.data(), bq, bk), dS(dsbuf.data(), bq, bk);
+        bw.block(P, dS, b, i0, j0);
+        gv.noalias() += P.transpose() * p.rows(bw.dout, p.L, b, i0, bq, p.Ev);
+        gk.noalias() += dS.transpose() * p.rows(p.q, p.L, b, i0, bq, p.E);
+      }
+      gk *= p.scale;
+    }
+  });
+  // dQ: each task owns its query block's rows.
+  const int64_t qblocks = blocks(p.L, kBlockQ);
+  parallel_for(p.B * qblocks, grain_for(macs), [&](int64_t lo, int64_t hi) {
+    Buffer<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
+    for (int64_t t = lo; t < hi; ++t) {
+      const int64_t b = t / qblocks, i0 = (t % qblocks) * kBlockQ, bq = std::min(kBlockQ, p.L - i0);
+      MapMat<T> gq(dq + (b * p.L + i0) * p.E, bq, p.E);
+      gq.setZero();
+      const int64_t jend = p.key_end(i0, bq);
+      for (int64_t j0 = 0; j0 < jend; j0 += kBlockK) {
+        const int64_t bk = std::min(kBlockK, jend - j0);
+        MapMat<T> P(pbuf.data(), bq, bk), dS(dsbuf.data(), bq, bk);
+        bw.block(P, dS, b, i0, j0);
+        gq.noalias() += dS * p.rows(p.k, p.S, b, j0, bk, p.E);
+      }
+      gq *= p.scale;
+    }
+  });
+}
+
+}  // namespace
+
+void CpuBackend::attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
+                           const Tensor& v, const Tensor& mask, bool is_causal, double scale) {
+  cpu::keep_eigen_single_threaded();
+  EMBER_DISPATCH_FLOATING(q.dtype(), "scaled_dot_product_attention", [&] {
+    using T = scalar_t;
+    const Problem<T> p(q, k, v, mask, is_causal, scale);
+    forward<T>(static_cast<T*>(out.raw_data()), static_cast<T*>(lse.raw_data()), p);
+  });
+}
+
+void CpuBackend::attention_backward(const Tensor& grad_q, const Tensor& grad_k, const Tensor& grad_v,
+                                    const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
+                                    const Tensor& out, const Tensor& lse, const Tensor& mask, bool is_causal,
+                                    double scale) {
+  cpu::keep_eigen_single_threaded();
+  EMBER_DISPATCH_FLOATING(q.dtype(), "scaled_dot_product_attention_backward", [&] {
+    using T = scalar_t;
+    const Problem<T> p(q, k, v, mask, is_causal, scale);
+    const Backward<T> bw(p, static_cast<const T*>(grad_out.raw_data()), static_cast<const T*>(out.raw_data()),
+                         static_cast<const T*>(lse.raw_data()));
+    backward<T>(static_cast<T*>(grad_q.raw_data()), static_cast<T*>(grad_k.raw_data()),
+                static_cast<T*>(grad_v.raw_data()), bw);
+  });
+}
+
+}  // namespace ember
