@@ -8,14 +8,13 @@
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
+#include "ember/kernels/cpu/span_moments.h"
 
 namespace ember {
 namespace {
 
-template <class T>
-using Span = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <class T>
-using ConstSpan = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+using cpu_detail::ConstSpan;
+using cpu_detail::Span;
 
 struct Layout {
   int64_t N, C, S;
@@ -60,27 +59,11 @@ void CpuBackend::batch_norm(const Tensor& out, const Tensor& save_mean, const Te
     for_channels(l, [&](int64_t c) {
       double mean, invstd;
       if (training) {
-        // Per sample's span (in L1 after its first read): a rough mean c from its float sum,
-        // then the sums of x - c and of its squares, which are small and so exact in float:
-        // the span's mean is c + sum / S, its squared deviations sum2 - sum^2 / S. The spans
-        // merge into the channel's in double (Chan, Golub and LeVeque's pairwise update). One
-        // read of the channel from memory instead of two, and no squares summed about a
-        // distant mean.
-        double count = 0, m2 = 0;
-        mean = 0;
-        const double S = static_cast<double>(l.S);
-        for (int64_t n = 0; n < l.N; ++n) {
-          const ConstSpan<T> span(x + (n * l.C + c) * l.S, l.S);
-          const T centre = static_cast<T>(static_cast<double>(span.sum()) / S);
-          const double sum = static_cast<double>((span - centre).sum());
-          const double span_m2 = static_cast<double>((span - centre).square().sum()) - sum * sum / S;
-          const double span_mean = static_cast<double>(centre) + sum / S;
-          const double total = count + S, delta = span_mean - mean;
-          mean += delta * S / total;
-          m2 += span_m2 + delta * delta * count * S / total;
-          count = total;
-        }
-        const double var = std::max(m2, 0.0) / static_cast<double>(M);
+        // Each sample's span of the channel (kernels/cpu/span_moments.h: one read).
+        cpu_detail::SpanMoments m;
+        for (int64_t n = 0; n < l.N; ++n) m.add(x + (n * l.C + c) * l.S, l.S);
+        mean = m.mean;
+        const double var = m.squared_deviations() / static_cast<double>(M);
         invstd = 1.0 / std::sqrt(var + eps);
         if (rm) {
           rm[c] = static_cast<T>((1 - momentum) * rm[c] + momentum * mean);

@@ -13,14 +13,13 @@
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
+#include "ember/kernels/cpu/span_moments.h"
 
 namespace ember {
 namespace {
 
-template <class T>
-using Span = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <class T>
-using ConstSpan = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+using cpu_detail::ConstSpan;
+using cpu_detail::Span;
 
 // 4096 floats (16 KiB) a span: it is read twice, the second time from L1.
 constexpr int64_t kSpan = 4096;
@@ -53,23 +52,9 @@ struct RowStats {
 // Mean and biased variance of x[0, n), n > 0.
 template <class T>
 RowStats row_stats(const T* x, int64_t n) {
-  double count = 0, mean = 0, m2 = 0;
-  for (int64_t lo = 0; lo < n; lo += kSpan) {
-    const int64_t len = std::min(kSpan, n - lo);
-    const double S = static_cast<double>(len);
-    const ConstSpan<T> span(x + lo, len);
-    // The sums of x - centre and of its squares are small about a rough mean, so they lose
-    // nothing to a large common offset; Chan, Golub and LeVeque's update merges the spans.
-    const T centre = static_cast<T>(static_cast<double>(span.sum()) / S);
-    const double sum = static_cast<double>((span - centre).sum());
-    const double span_m2 = static_cast<double>((span - centre).square().sum()) - sum * sum / S;
-    const double span_mean = static_cast<double>(centre) + sum / S;
-    const double total = count + S, delta = span_mean - mean;
-    mean += delta * S / total;
-    m2 += span_m2 + delta * delta * count * S / total;
-    count = total;
-  }
-  return {mean, std::max(m2, 0.0) / count};
+  cpu_detail::SpanMoments m;
+  for (int64_t lo = 0; lo < n; lo += kSpan) m.add(x + lo, std::min(kSpan, n - lo));
+  return {m.mean, m.squared_deviations() / m.count};
 }
 
 }  // namespace

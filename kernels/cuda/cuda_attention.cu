@@ -10,6 +10,7 @@
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_attention_kernels.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
+#include "ember/kernels/cuda/row_launch.cuh"
 #include "ember/kernels/functors.h"
 
 namespace ember::cuda_detail {
@@ -137,24 +138,6 @@ __global__ void attention_softmax_backward_kernel(T* dp, const T* p, int64_t row
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// launchers
-
-// Runs launch<B> with a block size that suits rows of S elements.
-template <class Launch>
-void with_block(int64_t S, const Launch& launch) {
-  if (S <= 32)
-    launch(std::integral_constant<int, 32>());
-  else if (S <= 1024)
-    launch(std::integral_constant<int, 128>());
-  else
-    launch(std::integral_constant<int, 512>());
-}
-
-unsigned row_grid(int64_t rows, int dev) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(rows, int64_t(sm_count(dev)) * 32)));
-}
-
 }  // namespace
 
 void attention_softmax(const Tensor& scores, const Tensor& lse, const Tensor& mask, bool is_causal,
@@ -165,8 +148,8 @@ void attention_softmax(const Tensor& scores, const Tensor& lse, const Tensor& ma
   CudaDeviceGuard guard(dev);
   const MaskArgs m = mask_args(mask, is_causal);
   EMBER_DISPATCH_FLOATING(scores.dtype(), "scaled_dot_product_attention", [&] {
-    with_block(S, [&](auto b) {
-      EMBER_LAUNCH((attention_softmax_kernel<decltype(b)::value, scalar_t>), row_grid(rows, dev),
+    cuda_detail::with_row_block(S, [&](auto b) {
+      EMBER_LAUNCH((attention_softmax_kernel<decltype(b)::value, scalar_t>), cuda_detail::row_grid(rows, dev),
                    decltype(b)::value, 0, stream(dev), static_cast<scalar_t*>(scores.raw_data()),
                    static_cast<scalar_t*>(lse.raw_data()), rows, L, S, static_cast<scalar_t>(scale), m);
       EMBER_CUDA_LAUNCH_CHECK();
@@ -195,9 +178,10 @@ void attention_softmax_backward(const Tensor& grad_probs, const Tensor& probs, d
   const int dev = probs.device().index;
   CudaDeviceGuard guard(dev);
   EMBER_DISPATCH_FLOATING(probs.dtype(), "scaled_dot_product_attention", [&] {
-    with_block(S, [&](auto b) {
-      EMBER_LAUNCH((attention_softmax_backward_kernel<decltype(b)::value, scalar_t>), row_grid(rows, dev),
-                   decltype(b)::value, 0, stream(dev), static_cast<scalar_t*>(grad_probs.raw_data()),
+    cuda_detail::with_row_block(S, [&](auto b) {
+      EMBER_LAUNCH((attention_softmax_backward_kernel<decltype(b)::value, scalar_t>),
+                   cuda_detail::row_grid(rows, dev), decltype(b)::value, 0, stream(dev),
+                   static_cast<scalar_t*>(grad_probs.raw_data()),
                    static_cast<const scalar_t*>(probs.raw_data()), rows, S, static_cast<scalar_t>(scale));
       EMBER_CUDA_LAUNCH_CHECK();
     });

@@ -11,6 +11,7 @@
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
+#include "ember/kernels/cuda/row_launch.cuh"
 #include "ember/kernels/functors.h"
 
 namespace ember {
@@ -184,25 +185,6 @@ __global__ void layer_norm_column_finish_kernel(T* gw, T* gb, const double* pw, 
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// launchers
-
-// Runs launch(B) with a block size that suits rows of cols elements.
-template <class Launch>
-void with_block(int64_t cols, const Launch& launch) {
-  if (cols <= 32)
-    launch(std::integral_constant<int, 32>());
-  else if (cols <= 1024)
-    launch(std::integral_constant<int, 128>());
-  else
-    launch(std::integral_constant<int, 512>());
-}
-
-unsigned row_grid(int64_t rows, int dev) {
-  return static_cast<unsigned>(
-      std::max<int64_t>(1, std::min<int64_t>(rows, int64_t(cuda_detail::sm_count(dev)) * 32)));
-}
-
 template <class T>
 T* ptr_or_null(const Tensor& t) {
   return t.defined() ? static_cast<T*>(t.raw_data()) : nullptr;
@@ -217,12 +199,13 @@ void CudaBackend::layer_norm(const Tensor& out, const Tensor& save_mean, const T
   const int dev = out.device().index;
   CudaDeviceGuard guard(dev);
   EMBER_DISPATCH_FLOATING(input.dtype(), "layer_norm", [&] {
-    with_block(cols, [&](auto b) {
+    cuda_detail::with_row_block(cols, [&](auto b) {
       constexpr int B = decltype(b)::value;
-      EMBER_LAUNCH((layer_norm_kernel<B, scalar_t>), row_grid(rows, dev), B, 0, cuda_detail::stream(dev),
-                   static_cast<scalar_t*>(out.raw_data()), static_cast<double*>(save_mean.raw_data()),
-                   static_cast<double*>(save_rstd.raw_data()), static_cast<const scalar_t*>(input.raw_data()),
-                   ptr_or_null<const scalar_t>(weight), ptr_or_null<const scalar_t>(bias), rows, cols, eps);
+      EMBER_LAUNCH((layer_norm_kernel<B, scalar_t>), cuda_detail::row_grid(rows, dev), B, 0,
+                   cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()),
+                   static_cast<double*>(save_mean.raw_data()), static_cast<double*>(save_rstd.raw_data()),
+                   static_cast<const scalar_t*>(input.raw_data()), ptr_or_null<const scalar_t>(weight),
+                   ptr_or_null<const scalar_t>(bias), rows, cols, eps);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });
@@ -243,9 +226,9 @@ void CudaBackend::layer_norm_backward(const Tensor& grad_input, const Tensor& gr
     const double* mean = static_cast<const double*>(save_mean.raw_data());
     const double* rstd = static_cast<const double*>(save_rstd.raw_data());
     if (grad_input.defined() && rows > 0) {
-      with_block(cols, [&](auto b) {
+      cuda_detail::with_row_block(cols, [&](auto b) {
         constexpr int B = decltype(b)::value;
-        EMBER_LAUNCH((layer_norm_input_grad_kernel<B, T>), row_grid(rows, dev), B, 0, s,
+        EMBER_LAUNCH((layer_norm_input_grad_kernel<B, T>), cuda_detail::row_grid(rows, dev), B, 0, s,
                      static_cast<T*>(grad_input.raw_data()), g, x, ptr_or_null<const T>(weight), mean, rstd,
                      rows, cols);
         EMBER_CUDA_LAUNCH_CHECK();

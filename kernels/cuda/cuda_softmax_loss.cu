@@ -9,6 +9,7 @@
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/class_loss_smoothing.h"
 #include "ember/kernels/cuda/cuda_loops.cuh"
+#include "ember/kernels/cuda/row_launch.cuh"
 #include "ember/kernels/functors.h"
 
 namespace ember {
@@ -179,25 +180,6 @@ __global__ void class_loss_backward_kernel(T* gi, const T* g, const T* x, const 
   }
 }
 
-// ---------------------------------------------------------------------------------------
-// launchers
-
-// Runs kernel<B> with a block size that suits rows of C elements.
-template <class Launch>
-void with_block(int64_t C, const Launch& launch) {
-  if (C <= 32)
-    launch(std::integral_constant<int, 32>());
-  else if (C <= 1024)
-    launch(std::integral_constant<int, 128>());
-  else
-    launch(std::integral_constant<int, 512>());
-}
-
-unsigned row_grid(int64_t rows, int dev) {
-  return static_cast<unsigned>(
-      std::max<int64_t>(1, std::min<int64_t>(rows, int64_t(cuda_detail::sm_count(dev)) * 32)));
-}
-
 }  // namespace
 
 void CudaBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
@@ -206,8 +188,8 @@ void CudaBackend::softmax(const Tensor& out, const Tensor& in, bool log) {
   const int dev = out.device().index;
   CudaDeviceGuard guard(dev);
   EMBER_DISPATCH_FLOATING(in.dtype(), "softmax", [&] {
-    with_block(C, [&](auto b) {
-      EMBER_LAUNCH(softmax_kernel<decltype(b)::value>, row_grid(R, dev), decltype(b)::value, 0,
+    cuda_detail::with_row_block(C, [&](auto b) {
+      EMBER_LAUNCH(softmax_kernel<decltype(b)::value>, cuda_detail::row_grid(R, dev), decltype(b)::value, 0,
                    cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()),
                    static_cast<const scalar_t*>(in.raw_data()), R, C, log);
       EMBER_CUDA_LAUNCH_CHECK();
@@ -222,9 +204,10 @@ void CudaBackend::softmax_backward(const Tensor& grad_in, const Tensor& grad_out
   const int dev = grad_in.device().index;
   CudaDeviceGuard guard(dev);
   EMBER_DISPATCH_FLOATING(out.dtype(), "softmax_backward", [&] {
-    with_block(C, [&](auto b) {
-      EMBER_LAUNCH(softmax_backward_kernel<decltype(b)::value>, row_grid(R, dev), decltype(b)::value, 0,
-                   cuda_detail::stream(dev), static_cast<scalar_t*>(grad_in.raw_data()),
+    cuda_detail::with_row_block(C, [&](auto b) {
+      EMBER_LAUNCH(softmax_backward_kernel<decltype(b)::value>, cuda_detail::row_grid(R, dev),
+                   decltype(b)::value, 0, cuda_detail::stream(dev),
+                   static_cast<scalar_t*>(grad_in.raw_data()),
                    static_cast<const scalar_t*>(grad_out.raw_data()),
                    static_cast<const scalar_t*>(out.raw_data()), R, C, log);
       EMBER_CUDA_LAUNCH_CHECK();
@@ -241,9 +224,9 @@ void CudaBackend::class_loss(const Tensor& losses, const Tensor& valid, const Te
   cuda_detail::IndexFlag* flag = nullptr;
   const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Target, 1, &flag);
   EMBER_DISPATCH_FLOATING(input.dtype(), op, [&] {
-    with_block(C, [&](auto b) {
-      EMBER_LAUNCH(class_loss_kernel<decltype(b)::value>, row_grid(N, dev), decltype(b)::value, 0,
-                   cuda_detail::stream(dev), static_cast<scalar_t*>(losses.raw_data()),
+    cuda_detail::with_row_block(C, [&](auto b) {
+      EMBER_LAUNCH(class_loss_kernel<decltype(b)::value>, cuda_detail::row_grid(N, dev), decltype(b)::value,
+                   0, cuda_detail::stream(dev), static_cast<scalar_t*>(losses.raw_data()),
                    valid.defined() ? static_cast<scalar_t*>(valid.raw_data()) : nullptr,
                    static_cast<const scalar_t*>(input.raw_data()),
                    static_cast<const int64_t*>(target.raw_data()), N, C, p.input_is_log_prob, p.ignore_index,
@@ -263,13 +246,13 @@ void CudaBackend::class_loss_backward(const Tensor& grad_input, const Tensor& gr
   cuda_detail::IndexFlag* flag = nullptr;
   const int code = cuda_detail::register_index_check(dev, op, cuda_detail::IndexKind::Target, 1, &flag);
   EMBER_DISPATCH_FLOATING(input.dtype(), op, [&] {
-    with_block(C, [&](auto b) {
-      EMBER_LAUNCH(class_loss_backward_kernel<decltype(b)::value>, row_grid(N, dev), decltype(b)::value, 0,
-                   cuda_detail::stream(dev), static_cast<scalar_t*>(grad_input.raw_data()),
-                   static_cast<const scalar_t*>(grad_losses.raw_data()),
-                   static_cast<const scalar_t*>(input.raw_data()),
-                   static_cast<const int64_t*>(target.raw_data()), N, C, p.input_is_log_prob, p.ignore_index,
-                   SmoothingFactors<scalar_t>(p, C), flag, code);
+    cuda_detail::with_row_block(C, [&](auto b) {
+      EMBER_LAUNCH(
+          class_loss_backward_kernel<decltype(b)::value>, cuda_detail::row_grid(N, dev), decltype(b)::value,
+          0, cuda_detail::stream(dev), static_cast<scalar_t*>(grad_input.raw_data()),
+          static_cast<const scalar_t*>(grad_losses.raw_data()),
+          static_cast<const scalar_t*>(input.raw_data()), static_cast<const int64_t*>(target.raw_data()), N,
+          C, p.input_is_log_prob, p.ignore_index, SmoothingFactors<scalar_t>(p, C), flag, code);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });

@@ -19,7 +19,7 @@ namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-Tensor f64(std::initializer_list<double> v) { return tensor(v, kFloat64); }
+Tensor f64(const NestedList& v) { return tensor(v, kFloat64); }
 }  // namespace
 
 // ---- erf, rsqrt ----

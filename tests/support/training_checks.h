@@ -15,13 +15,10 @@
 
 namespace ember::test {
 
-inline Tensor on(Device d, std::initializer_list<std::initializer_list<double>> rows,
-                 DType dtype = kFloat64) {
+inline Tensor on(Device d, const NestedList& rows, DType dtype = kFloat64) {
   return tensor(rows, dtype).to(d);
 }
-inline Tensor targets_on(Device d, std::initializer_list<double> values) {
-  return tensor(values, kInt64).to(d);
-}
+inline Tensor targets_on(Device d, const NestedList& values) { return tensor(values, kInt64).to(d); }
 
 /// cross_entropy and nll_loss with ignore_index and label_smoothing, values and gradients.
 inline void check_loss_options(Device d) {
