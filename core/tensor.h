@@ -201,9 +201,9 @@ class EMBER_API TensorImpl {
   DType dtype_ = DType::Float32;
   bool requires_grad_ = false;
   Tensor grad_;
-  std::shared_ptr<Node> grad_fn_;           // null for leaves
-  std::weak_ptr<Node> grad_accumulator_;    // leaves: the node that sums into grad
-  std::string name_;                        // set by Module registration
+  std::shared_ptr<Node> grad_fn_;         // null for leaves
+  std::weak_ptr<Node> grad_accumulator_;  // leaves: the node that sums into grad
+  std::string name_;                      // set by Module registration
   std::weak_ptr<const ModuleTag> owner_;  // the registering module, for device hints
   std::shared_ptr<autograd::PostAccumulateGradHooks> post_accumulate_grad_hooks_;  // leaves, or null
   // Views made by the view ops (core/autograd/view_history.h): the root base, and the base's

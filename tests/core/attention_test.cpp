@@ -91,7 +91,8 @@ void expect_matches_reference(const Case& c, DType dtype, double tol) {
 TEST(ScaledDotProductAttention, HandComputedValues) {
   // One query [1, 0], keys [1, 0] and [0, 1], scale 1: scores 1 and 0, weights e / (e + 1)
   // and 1 / (e + 1) of the values [1, 2] and [3, 4].
-  const Tensor q = tensor({{1, 0}}, kFloat32), k = tensor({{1, 0}, {0, 1}}, kFloat32), v = tensor({{1, 2}, {3, 4}}, kFloat32);
+  const Tensor q = tensor({{1, 0}}, kFloat32), k = tensor({{1, 0}, {0, 1}}, kFloat32),
+               v = tensor({{1, 2}, {3, 4}}, kFloat32);
   const double e = std::exp(1.0), p0 = e / (e + 1), p1 = 1 / (e + 1);
   EXPECT_TRUE(values_near(sdpa(q, k, v, Tensor(), false, 1.0), {p0 * 1 + p1 * 3, p0 * 2 + p1 * 4}, {1, 2}));
   // The default scale is 1 / sqrt(2): scores 1 / sqrt(2) and 0.

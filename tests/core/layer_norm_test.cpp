@@ -48,7 +48,8 @@ TEST(LayerNorm, HandCheckedRow) {
 TEST(LayerNorm, WeightBiasAndTwoDimensionalShape) {
   // [2, 2, 2]: row 0 holds 1, 2, 3, 4; row 1 holds 0, 0, 4, 4 (mean 2, variance 4).
   const Tensor x = tensor({1, 2, 3, 4, 0, 0, 4, 4}, kFloat32).reshape({2, 2, 2});
-  const Tensor w = tensor({1, 2, -1, 0.5}).reshape({2, 2}), b = tensor({0, 1, 0, -1}, kFloat32).reshape({2, 2});
+  const Tensor w = tensor({1, 2, -1, 0.5}).reshape({2, 2}),
+               b = tensor({0, 1, 0, -1}, kFloat32).reshape({2, 2});
   const double eps = 1e-3, s0 = 1 / std::sqrt(1.25 + eps), s1 = 1 / std::sqrt(4 + eps);
   const Tensor out = layer_norm(x, {2, 2}, w, b, eps);
   EXPECT_TRUE(values_near(out,
