@@ -127,6 +127,7 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
 /// however forward is reached (core/module_tag.h).
 ///   struct Bert : nn::ForwardingModule<Bert> {
 ///     Bert() : ForwardingModule("Bert") {}
+///     using Module::forward;  // the one-tensor virtual stays visible (clang's -Woverloaded-virtual)
 ///     Tensor forward(const Tensor& ids, const Tensor& mask);
 ///   };
 template <class Derived, class Base = Module>

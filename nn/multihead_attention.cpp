@@ -196,6 +196,11 @@ std::pair<Tensor, Tensor> MultiheadAttention::forward(const Tensor& query, const
   return {out, weights};
 }
 
+Tensor MultiheadAttention::forward(const Tensor&) {
+  raise<NotImplementedError>(
+      kOp, ": forward needs query, key and value (for self-attention, pass the same tensor thrice)");
+}
+
 std::string MultiheadAttention::extra_repr() const {
   return ember::detail::concat("embed_dim=", embed_dim, ", num_heads=", num_heads,
                                dropout > 0 ? ", dropout=" + detail::py_float(dropout) : std::string(),

@@ -27,6 +27,9 @@ class EMBER_API MultiheadAttention : public ForwardingModule<MultiheadAttention>
   /// [S, B, E] likewise. Returns the output like query and, when need_weights, the attention
   /// weights [B, L, S] (averaged over heads when average_attn_weights, else [B, H, L, S]);
   /// the second tensor is undefined otherwise. Dropout applies while training.
+  /// MultiheadAttention needs query, key and value: NotImplementedError (as calling
+  /// PyTorch's with one tensor is a TypeError).
+  Tensor forward(const Tensor& input) override;
   std::pair<Tensor, Tensor> forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                     const Tensor& key_padding_mask = Tensor(), bool need_weights = false,
                                     const Tensor& attn_mask = Tensor(), bool average_attn_weights = true,

@@ -38,8 +38,10 @@ class EMBER_API TransformerEncoderLayer : public ForwardingModule<TransformerEnc
 
   /// src [S, B, E] ([B, S, E] with batch_first; [S, E] unbatched). src_mask and
   /// src_key_padding_mask have MultiheadAttention's meaning (true = ignore).
-  Tensor forward(const Tensor& src, const Tensor& src_mask = Tensor(),
-                 const Tensor& src_key_padding_mask = Tensor(), bool is_causal = false);
+  Tensor forward(const Tensor& src, const Tensor& src_mask, const Tensor& src_key_padding_mask = Tensor(),
+                 bool is_causal = false);
+  /// forward(src) with no masks.
+  Tensor forward(const Tensor& src) override { return forward(src, Tensor()); }
   /// A fresh layer with this one's options and a copy of its parameters (PyTorch's deepcopy,
   /// which TransformerEncoder applies to its prototype layer).
   std::shared_ptr<TransformerEncoderLayer> clone() const;
@@ -66,8 +68,10 @@ class EMBER_API TransformerEncoder : public ForwardingModule<TransformerEncoder>
                      std::shared_ptr<LayerNorm> norm = nullptr);
 
   /// As TransformerEncoderLayer::forward, through every layer, then norm.
-  Tensor forward(const Tensor& src, const Tensor& mask = Tensor(),
-                 const Tensor& src_key_padding_mask = Tensor(), bool is_causal = false);
+  Tensor forward(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask = Tensor(),
+                 bool is_causal = false);
+  /// forward(src) with no masks.
+  Tensor forward(const Tensor& src) override { return forward(src, Tensor()); }
 
   const int64_t num_layers;
   std::shared_ptr<ModuleList> layers;

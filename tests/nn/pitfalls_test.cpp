@@ -81,6 +81,7 @@ struct TwoInputModel : nn::ForwardingModule<TwoInputModel> {
       : ForwardingModule("TwoInputModel"), encoder(std::move(enc)) {
     head = register_module("head", std::make_shared<nn::Linear>(4, 2));
   }
+  using Module::forward;
   Tensor forward(const Tensor& x, const Tensor& mask) { return head->forward(encoder->forward(x) * mask); }
   std::shared_ptr<Encoder> encoder;
   std::shared_ptr<nn::Linear> head;
