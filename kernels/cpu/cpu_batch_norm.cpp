@@ -7,6 +7,7 @@
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
+#include "ember/kernels/cpu/optional_data.h"
 #include "ember/kernels/cpu/parallel.h"
 #include "ember/kernels/cpu/span_moments.h"
 
@@ -33,14 +34,8 @@ void for_channels(const Layout& l, const F& f) {
                });
 }
 
-template <class T>
-const T* ptr(const Tensor& t) {
-  return t.defined() ? static_cast<const T*>(t.raw_data()) : nullptr;
-}
-template <class T>
-T* mut(const Tensor& t) {
-  return t.defined() ? static_cast<T*>(t.raw_data()) : nullptr;
-}
+using cpu_detail::mut;
+using cpu_detail::ptr;
 
 }  // namespace
 

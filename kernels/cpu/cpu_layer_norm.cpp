@@ -12,6 +12,7 @@
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
+#include "ember/kernels/cpu/optional_data.h"
 #include "ember/kernels/cpu/parallel.h"
 #include "ember/kernels/cpu/span_moments.h"
 
@@ -26,14 +27,8 @@ constexpr int64_t kSpan = 4096;
 // The weight and bias gradients' partial sums: at most this many chunks of rows.
 constexpr int64_t kMaxChunks = 64;
 
-template <class T>
-const T* ptr(const Tensor& t) {
-  return t.defined() ? static_cast<const T*>(t.raw_data()) : nullptr;
-}
-template <class T>
-T* mut(const Tensor& t) {
-  return t.defined() ? static_cast<T*>(t.raw_data()) : nullptr;
-}
+using cpu_detail::mut;
+using cpu_detail::ptr;
 
 // The mean as a rounded head and its remainder: x - head is exact near the mean, so x_hat
 // keeps a large offset's small deviations (x * scale + shift, or x minus a rounded mean,
