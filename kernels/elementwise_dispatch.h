@@ -42,13 +42,26 @@ void with_unary(UnaryOp op, [[maybe_unused]] double p0, [[maybe_unused]] double 
   raise<DTypeError>(op_name(op), " does not support dtype ", dtype_name(dtype_of<T>::value));
 }
 
-/// Calls body(functor) for an arithmetic binary op (or a gradient written as one).
+/// Whether an arithmetic binary row runs on element type T (bool counts for Any rows: the
+/// backends' bool arithmetic goes through here). A Floating row is never instantiated for
+/// integer T: the front ends promote or refuse first, and each skipped instantiation is
+/// compile time in every build.
+template <class T>
+constexpr bool binary_runs_on(OpDtypes dtypes) {
+  return dtypes != OpDtypes::Floating || std::is_floating_point<T>::value;
+}
+
+/// Calls body(functor) for an arithmetic binary op (or a gradient written as one); DTypeError
+/// when the op needs a floating T.
 template <class T, class Body>
 void with_binary(BinaryOp op, const Body& body) {
   switch (op) {
-#define EMBER_DISPATCH(Enum, name, dtypes, kind, functor, ...)                     \
-  case BinaryOp::Enum:                                                             \
-    if constexpr (BinaryKind::kind != BinaryKind::Comparison) return body functor; \
+#define EMBER_DISPATCH(Enum, name, dtypes, kind, functor, ...)                                    \
+  case BinaryOp::Enum:                                                                            \
+    if constexpr (BinaryKind::kind != BinaryKind::Comparison) {                                   \
+      if constexpr (binary_runs_on<T>(OpDtypes::dtypes)) return body functor;                     \
+      raise<DTypeError>(op_name(op), " does not support dtype ", dtype_name(dtype_of<T>::value)); \
+    }                                                                                             \
     break;
     EMBER_BINARY_OPS(EMBER_DISPATCH)
 #undef EMBER_DISPATCH

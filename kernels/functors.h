@@ -303,31 +303,23 @@ struct TanhBackward {
   }
 };
 
-// The gradient rows are dispatched for every dtype but only run on floating ones (their rows
-// are Floating): an integer T computes in double, so that the templates compile.
-template <class T>
-using FloatingOr = std::conditional_t<std::is_floating_point<T>::value, T, double>;
 // d/dx x Phi(x) = Phi(x) + x phi(x), phi the standard normal density.
 struct GeluBackward {
   template <class T>
-  EMBER_HD T operator()(T g_in, T x_in) const {
-    using F = FloatingOr<T>;
-    const F g = F(g_in), x = F(x_in);
-    const F cdf = F(0.5) * (F(1) + m_erf(x * F(kGeluInvSqrt2)));
-    const F pdf = F(kGeluInvSqrt2Pi) * m_exp(F(-0.5) * x * x);
-    return T(g * (cdf + x * pdf));
+  EMBER_HD T operator()(T g, T x) const {
+    const T cdf = T(0.5) * (T(1) + m_erf(x * T(kGeluInvSqrt2)));
+    const T pdf = T(kGeluInvSqrt2Pi) * m_exp(T(-0.5) * x * x);
+    return g * (cdf + x * pdf);
   }
 };
 // d/dx 0.5 x (1 + tanh(u)), u = c (x + k x^3): 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) c (1 + 3 k x^2).
 struct GeluTanhBackward {
   template <class T>
-  EMBER_HD T operator()(T g_in, T x_in) const {
-    using F = FloatingOr<T>;
-    const F g = F(g_in), x = F(x_in);
-    const F x2 = x * x;
-    const F th = m_tanh(F(kGeluSqrt2OverPi) * (x + F(kGeluCubic) * x2 * x));
-    const F du = F(kGeluSqrt2OverPi) * (F(1) + F(3 * kGeluCubic) * x2);
-    return T(g * (F(0.5) * (F(1) + th) + F(0.5) * x * (F(1) - th * th) * du));
+  EMBER_HD T operator()(T g, T x) const {
+    const T x2 = x * x;
+    const T th = m_tanh(T(kGeluSqrt2OverPi) * (x + T(kGeluCubic) * x2 * x));
+    const T du = T(kGeluSqrt2OverPi) * (T(1) + T(3 * kGeluCubic) * x2);
+    return g * (T(0.5) * (T(1) + th) + T(0.5) * x * (T(1) - th * th) * du);
   }
 };
 

@@ -4,6 +4,7 @@
 // that the compiler vectorises when its strides are 1 (or 0 for a broadcast operand).
 #include <array>
 #include <cstdint>
+#include <type_traits>
 
 #include "ember/core/error.h"
 #include "ember/core/tensor.h"
@@ -76,14 +77,24 @@ void map2(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
       To* po = o + r * inner;
       const Ta* xa = pa + off[1];
       const Tb* xb = pb + off[2];
-      if (sa == 1 && sb == 1)
-        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j], xb[j]));
-      else if (sa == 1 && sb == 0)
-        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j], *xb));
-      else if (sa == 0 && sb == 1)
-        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(*xa, xb[j]));
-      else
-        for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j * sa], xb[j * sb]));
+      // The vectorisable row shapes get their own loops for floating types only: integer
+      // and bool rows are index and mask work, where the generic loop is fast enough and
+      // each extra loop is compile time for every op and dtype.
+      if constexpr (std::is_floating_point<Ta>::value) {
+        if (sa == 1 && sb == 1) {
+          for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j], xb[j]));
+          continue;
+        }
+        if (sa == 1 && sb == 0) {
+          for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j], *xb));
+          continue;
+        }
+        if (sa == 0 && sb == 1) {
+          for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(*xa, xb[j]));
+          continue;
+        }
+      }
+      for (int64_t j = 0; j < inner; ++j) po[j] = static_cast<To>(f(xa[j * sa], xb[j * sb]));
     }
   });
 }
