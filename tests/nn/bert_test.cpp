@@ -297,6 +297,20 @@ TEST(Bert, FromPretrainedIsStrict) {
                      "Bert.from_pretrained: weight \"pooler.dense.bias\" in " +
                          dir.path("model.safetensors") + " is int64, not a floating dtype");
   }
+  // float64 tensors load, converted to float32.
+  {
+    TempDir dir;
+    copy_fixture("bert_gelu", dir);
+    const nn::StateDict w = nn::load_file(dir.path("model.safetensors"));
+    nn::StateDict wide;
+    for (const auto& [k, t] : w) wide.insert(k, t.to(kFloat64));
+    nn::save_file(wide, dir.path("model.safetensors"));
+    const auto model = Bert::from_pretrained(dir.path());
+    for (const auto& [name, p] : model->named_parameters()) {
+      EXPECT_EQ(p.dtype(), kFloat32);
+      EXPECT_TRUE(equal(p, w.at(name))) << name;
+    }
+  }
   // No weights file, a config that is not BERT's.
   {
     TempDir dir;

@@ -22,7 +22,9 @@ cross-entropy loss and the gradients grad.<name> of the head and of two of the m
 (not for bert_gelu_bf16, whose outputs test the loading). Values are stored as float32.
 
 --check-ember-dir DIR loads DIR (written by Ember's Bert::save_pretrained from bert_gelu) with
-transformers' BertModel.from_pretrained and compares its outputs with bert_gelu's.
+transformers' BertModel.from_pretrained and compares its outputs with bert_gelu's. Ember's test
+writes such a directory when asked:
+    EMBER_BERT_SAVE_DIR=/tmp/ember-bert build/tests/ember_tests --gtest_filter=Bert.SavePretrainedRoundTrips
 """
 import argparse
 import os
