@@ -13,6 +13,8 @@
 #include "ember/nn/linear.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/lr_scheduler.h"
+#include "ember/nn/models/bert.h"
+#include "ember/nn/models/bert_config.h"
 #include "ember/nn/models/small_resnet.h"
 #include "ember/nn/models/tutorial_net.h"
 #include "ember/nn/module.h"

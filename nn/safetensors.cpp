@@ -38,23 +38,62 @@ const char* st_name(DType t) {
   return "?";
 }
 
+// How an entry's values are stored in the file: Ember's dtype, or half precision that decodes
+// to float32.
+enum class Stored { Native, F16, BF16 };
+
+struct StoredType {
+  DType dtype;      // the decoded tensor's dtype
+  Stored stored;    // the file's encoding
+  size_t itemsize;  // bytes per element in the file
+};
+
 // The dtype of a header entry: supported, known but unsupported (DTypeError), or unknown
 // (IOError: the file is not valid safetensors).
-DType st_dtype(const std::string& s, const std::string& key) {
-  if (s == "F32") return kFloat32;
-  if (s == "F64") return kFloat64;
-  if (s == "I64") return kInt64;
-  if (s == "I32") return kInt32;
-  if (s == "U8") return kUInt8;
-  if (s == "BOOL") return kBool;
-  if (s == "F16" || s == "BF16")
-    raise<DTypeError>("safetensors: tensor \"", key, "\" has dtype ", s,
-                      "; float16 and bfloat16 are not supported by Ember");
+StoredType st_dtype(const std::string& s, const std::string& key) {
+  for (DType t : {kFloat32, kFloat64, kInt64, kInt32, kUInt8, kBool})
+    if (s == st_name(t)) return {t, Stored::Native, itemsize(t)};
+  if (s == "F16") return {kFloat32, Stored::F16, 2};
+  if (s == "BF16") return {kFloat32, Stored::BF16, 2};
   static const char* const other[] = {"I8", "I16", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "C64"};
   for (const char* o : other)
     if (s == o)
       raise<DTypeError>("safetensors: tensor \"", key, "\" has dtype ", s, ", which Ember does not support");
   raise<IOError>("safetensors: tensor \"", key, "\" has unknown dtype \"", s, "\"");
+}
+
+float float_of_bits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// bfloat16 is float32's upper half.
+float bf16_to_float(uint16_t h) { return float_of_bits(static_cast<uint32_t>(h) << 16); }
+
+// IEEE binary16 to binary32, exactly: float32 has more exponent and mantissa bits, so
+// subnormal halves become normal floats; infinities, NaN payloads and -0 are kept.
+float f16_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  int exponent = (h >> 10) & 0x1F;
+  uint32_t mantissa = h & 0x3FFu;
+  if (exponent == 0x1F) return float_of_bits(sign | 0x7F800000u | (mantissa << 13));
+  if (exponent == 0) {
+    if (mantissa == 0) return float_of_bits(sign);
+    // Subnormal: shift the leading 1 into the implicit bit, lowering the exponent as we go.
+    exponent = 1;
+    while (!(mantissa & 0x400u)) mantissa <<= 1, --exponent;
+    mantissa &= 0x3FFu;
+  }
+  return float_of_bits(sign | (static_cast<uint32_t>(exponent + 127 - 15) << 23) | (mantissa << 13));
+}
+
+void decode_half(const char* src, size_t n, Stored stored, float* dst) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t h = static_cast<uint16_t>(static_cast<unsigned char>(src[2 * i]) |
+                                             (static_cast<unsigned char>(src[2 * i + 1]) << 8));
+    dst[i] = stored == Stored::F16 ? f16_to_float(h) : bf16_to_float(h);
+  }
 }
 
 std::string shape_json(const Shape& shape) {
@@ -65,7 +104,7 @@ std::string shape_json(const Shape& shape) {
 
 struct Entry {
   std::string name;
-  DType dtype;
+  StoredType type;
   Shape shape;
   uint64_t begin, end;
 };
@@ -92,7 +131,8 @@ Entry parse_entry(const std::string& key, const json::Value& v, uint64_t data_si
   // refuses one whose strides would (a zero size does not make [0, 2^62] addressable).
   uint64_t nbytes = 0;
   try {
-    nbytes = static_cast<uint64_t>(checked_nbytes(e.shape, itemsize(e.dtype), "safetensors"));
+    nbytes = static_cast<uint64_t>(checked_nbytes(e.shape, e.type.itemsize, "safetensors"));
+    checked_nbytes(e.shape, itemsize(e.type.dtype), "safetensors");  // the decoded tensor's
   } catch (const ValueError&) {
     raise<IOError>("safetensors: tensor \"", key, "\" has a shape too large to address: ", shape_str(e.shape),
                    " of ", dtype->text);
@@ -244,9 +284,14 @@ SafetensorsContents decode_safetensors(const std::string& bytes, Device device) 
 
   const char* data = bytes.data() + 8 + n;
   for (const Entry& e : entries) {
-    Tensor t = ember::detail::make_empty(e.shape, e.dtype, Device::cpu());
+    Tensor t = ember::detail::make_empty(e.shape, e.type.dtype, Device::cpu());
     const size_t size = static_cast<size_t>(e.end - e.begin);
-    if (e.dtype == kBool)
+    if (e.type.stored != Stored::Native) {
+      decode_half(data + e.begin, size / 2, e.type.stored, t.data_ptr<float>());
+      out.tensors.insert(e.name, device.is_cpu() ? t : t.to(device));
+      continue;
+    }
+    if (e.type.dtype == kBool)
       for (size_t i = 0; i < size; ++i)
         if (static_cast<unsigned char>(data[e.begin + i]) > 1)
           raise<IOError>("safetensors: tensor \"", e.name, "\" holds a BOOL byte other than 0 or 1");

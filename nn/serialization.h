@@ -3,10 +3,12 @@
 // and the other way round: an 8-byte little-endian header length, a JSON header
 // {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...,
 // "__metadata__": {"key": "value"}} padded with spaces to 8 bytes, then the raw
-// little-endian data. Supported dtypes: F32 F64 I64 U8 BOOL; F16 and BF16 entries throw
-// DTypeError. Malformed files throw IOError naming the problem; decoding is as strict as
-// the reference implementation (UTF-8 header starting with '{', tensors' data tiling the
-// data section with no gap, overlap or trailing bytes, shapes whose byte count fits).
+// little-endian data. Supported dtypes: F32 F64 I64 I32 U8 BOOL; F16 and BF16 entries
+// decode to float32 (exactly: every such value is a float32, subnormals, infinities, NaN and
+// -0 included), so half-precision checkpoints load; other dtypes throw DTypeError. Malformed
+// files throw IOError naming the problem; decoding is as strict as the reference
+// implementation (UTF-8 header starting with '{', tensors' data tiling the data section with
+// no gap, overlap or trailing bytes, shapes whose byte count fits).
 #include <map>
 #include <string>
 

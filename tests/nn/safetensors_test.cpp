@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -269,14 +270,61 @@ TEST(Safetensors, MalformedFilesNameTheProblem) {
   for (const Case& c : cases) EXPECT_THROW_MSG(nn::decode_safetensors(c.bytes), IOError, c.message);
 }
 
-TEST(Safetensors, HalfPrecisionEntriesAreDTypeErrors) {
-  for (const char* dt : {"F16", "BF16"}) {
-    const std::string header =
-        std::string(R"({"h":{"dtype":")") + dt + R"(","shape":[2],"data_offsets":[0,4]}})";
-    EXPECT_THROW_MSG(nn::decode_safetensors(file_bytes(header, "abcd")), DTypeError,
-                     std::string("safetensors: tensor \"h\" has dtype ") + dt +
-                         "; float16 and bfloat16 are not supported by Ember");
+// F16 and BF16 entries decode to float32 exactly (every such value is a float32): normal
+// and subnormal values, the extremes, infinities, NaN payloads and -0, checked bit by bit.
+TEST(Safetensors, HalfPrecisionEntriesDecodeToFloat32Exactly) {
+  auto decode = [](const char* dt, const std::vector<uint16_t>& halves) {
+    std::string data;
+    for (uint16_t h : halves) data += static_cast<char>(h & 0xFF), data += static_cast<char>(h >> 8);
+    const std::string header = std::string(R"({"h":{"dtype":")") + dt + R"(","shape":[)" +
+                               std::to_string(halves.size()) + R"(],"data_offsets":[0,)" +
+                               std::to_string(data.size()) + "]}}";
+    const Tensor t = nn::decode_safetensors(file_bytes(header, data)).tensors.at("h");
+    EXPECT_EQ(t.dtype(), kFloat32);
+    std::vector<uint32_t> bits(static_cast<size_t>(t.numel()));
+    std::memcpy(bits.data(), t.data_ptr<float>(), bits.size() * 4);
+    return bits;
+  };
+  // 1, -2, 65504 (the largest half), 2^-24 (the smallest subnormal), 1023 * 2^-24 (the largest
+  // subnormal), 2^-14 (the smallest normal), 1/3 rounded, +inf, -inf, -0, a quiet NaN, a
+  // signalling NaN with payload 1.
+  EXPECT_EQ(decode("F16", {0x3C00, 0xC000, 0x7BFF, 0x0001, 0x03FF, 0x0400, 0x3555, 0x7C00, 0xFC00, 0x8000,
+                           0x7E00, 0x7C01}),
+            (std::vector<uint32_t>{0x3F800000, 0xC0000000, 0x477FE000, 0x33800000, 0x387FC000, 0x38800000,
+                                   0x3EAAA000, 0x7F800000, 0xFF800000, 0x80000000, 0x7FC00000, 0x7F802000}));
+  // The same values as numbers, against ldexp.
+  const Tensor f16 =
+      nn::decode_safetensors(file_bytes(R"({"h":{"dtype":"F16","shape":[3],"data_offsets":[0,6]}})",
+                                        std::string("\x01\x00\xff\x03\x00\x80", 6)))
+          .tensors.at("h");
+  EXPECT_EQ(f16.to_vector<double>(),
+            (std::vector<double>{std::ldexp(1.0, -24), std::ldexp(1023.0, -24), -0.0}));
+  EXPECT_TRUE(std::signbit(f16.to_vector<double>()[2]));
+  // bfloat16 is float32's upper half: 1, -3, the largest, the smallest subnormal (2^-133),
+  // +inf, -inf, -0, NaN.
+  EXPECT_EQ(decode("BF16", {0x3F80, 0xC040, 0x7F7F, 0x0001, 0x7F80, 0xFF80, 0x8000, 0x7FC1}),
+            (std::vector<uint32_t>{0x3F800000, 0xC0400000, 0x7F7F0000, 0x00010000, 0x7F800000, 0xFF800000,
+                                   0x80000000, 0x7FC10000}));
+  // A half entry's data_offsets count 2 bytes an element.
+  EXPECT_THROW_MSG(
+      nn::decode_safetensors(
+          file_bytes(R"({"h":{"dtype":"BF16","shape":[2],"data_offsets":[0,8]}})", "abcdefgh")),
+      IOError,
+      "safetensors: tensor \"h\" of shape [2] and dtype BF16 does not match its data_offsets [0, 8]");
+  // Onto another device, converted first.
+  {
+    test::EmulatedCuda cuda(1);
+    const Tensor t =
+        nn::decode_safetensors(file_bytes(R"({"h":{"dtype":"BF16","shape":[1],"data_offsets":[0,2]}})",
+                                          std::string("\x80\x3f", 2)),
+                               Device::cuda(0))
+            .tensors.at("h");
+    EXPECT_EQ(t.device(), Device::cuda(0));
+    EXPECT_EQ(t.cpu().to_vector<float>(), std::vector<float>{1.0f});
   }
+}
+
+TEST(Safetensors, OtherUnsupportedDTypesAreDTypeErrors) {
   EXPECT_THROW_MSG(
       nn::decode_safetensors(file_bytes(R"({"i":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}})", "abcd")),
       DTypeError, "safetensors: tensor \"i\" has dtype I16, which Ember does not support");

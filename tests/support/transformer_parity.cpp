@@ -3,11 +3,41 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <map>
 
 namespace ember::test {
+
+// |x - ref| <= sqrt(K) * (1e-6 + 1e-5 |ref|) for every element (docs/DESIGN.md), K the
+// reduction lengths along the longest path from the inputs to the value, summed.
+void expect_parity_close(const Tensor& got, const Tensor& ref, double k, const std::string& what) {
+  ASSERT_TRUE(got.defined()) << what << " is undefined";
+  ASSERT_EQ(got.shape(), ref.shape()) << what;
+  const std::vector<double> x = got.cpu().contiguous().to_vector<double>();
+  const std::vector<double> r = ref.contiguous().to_vector<double>();
+  int64_t bad = 0;
+  size_t first = 0;
+  double worst = 0, max_err = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double tol = std::sqrt(k) * (1e-6 + 1e-5 * std::fabs(r[i]));
+    const double err = std::fabs(x[i] - r[i]);
+    if (!(err <= tol)) {
+      if (bad++ == 0) first = i;
+    }
+    worst = std::fmax(worst, err / tol);
+    max_err = std::fmax(max_err, err);
+  }
+  // EMBER_PARITY_VERBOSE=1 prints every comparison's errors (for reports).
+  if (std::getenv("EMBER_PARITY_VERBOSE"))
+    std::printf("parity %s: max |error| %.3g, worst error / tolerance %.3g (K = %g)\n", what.c_str(), max_err,
+                worst, k);
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << x.size()
+                    << " elements outside the tolerance (K = " << k << "); first at " << first << ": "
+                    << x[first] << " vs " << r[first] << "; worst error / tolerance " << worst;
+}
+
 namespace {
 
 // The fixtures' folder: $EMBER_SOURCE_DIR when set (a GPU machine runs binaries built
@@ -37,29 +67,6 @@ struct Fixture {
   int64_t meta_int(const std::string& key) const { return std::stoll(meta.at(key)); }
 };
 
-// |x - ref| <= sqrt(K) * (1e-6 + 1e-5 |ref|) for every element (docs/DESIGN.md), K the
-// reduction lengths along the longest path from the inputs to the value, summed.
-void expect_close(const Tensor& got, const Tensor& ref, double k, const std::string& what) {
-  ASSERT_TRUE(got.defined()) << what << " is undefined";
-  ASSERT_EQ(got.shape(), ref.shape()) << what;
-  const std::vector<double> x = got.cpu().contiguous().to_vector<double>();
-  const std::vector<double> r = ref.contiguous().to_vector<double>();
-  int64_t bad = 0;
-  size_t first = 0;
-  double worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double tol = std::sqrt(k) * (1e-6 + 1e-5 * std::fabs(r[i]));
-    const double err = std::fabs(x[i] - r[i]);
-    if (!(err <= tol)) {
-      if (bad++ == 0) first = i;
-    }
-    worst = std::fmax(worst, err / tol);
-  }
-  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << x.size()
-                    << " elements outside the tolerance (K = " << k << "); first at " << first << ": "
-                    << x[first] << " vs " << r[first] << "; worst error / tolerance " << worst;
-}
-
 // The scalar PyTorch differentiated: sum(out * grad_weight).
 void backward_weighted(const Tensor& out, const Fixture& f) {
   sum(out * f.at("grad_weight").to(out.device())).backward();
@@ -82,21 +89,21 @@ void check_layer_norm(const Fixture& f, const std::string& name, Device device) 
   const Shape normalized = affine ? Shape{16} : Shape{3, 5};
   const Tensor out = layer_norm(x, normalized, w, b, affine ? 1e-5 : 1e-6);
   const double k = 2.0 * static_cast<double>(affine ? 16 : 15);
-  expect_close(out, f.at("output"), k, name + " output");
+  expect_parity_close(out, f.at("output"), k, name + " output");
   backward_weighted(out, f);
-  expect_close(x.grad(), f.at("grad.input.x"), 2 * k, name + " grad input");
+  expect_parity_close(x.grad(), f.at("grad.input.x"), 2 * k, name + " grad input");
   if (affine) {
-    expect_close(w.grad(), f.at("grad.param.weight"), 12, name + " grad weight");
-    expect_close(b.grad(), f.at("grad.param.bias"), 12, name + " grad bias");
+    expect_parity_close(w.grad(), f.at("grad.param.weight"), 12, name + " grad weight");
+    expect_parity_close(b.grad(), f.at("grad.param.bias"), 12, name + " grad bias");
   }
 }
 
 void check_gelu(const Fixture& f, const std::string& name, Device device) {
   const Tensor x = input(f, "x", device, true);
   const Tensor out = gelu(x, name == "gelu" ? "none" : "tanh");
-  expect_close(out, f.at("output"), 1, name + " output");
+  expect_parity_close(out, f.at("output"), 1, name + " output");
   backward_weighted(out, f);
-  expect_close(x.grad(), f.at("grad.input.x"), 1, name + " grad input");
+  expect_parity_close(x.grad(), f.at("grad.input.x"), 1, name + " grad input");
 }
 
 void check_sdpa(const Fixture& f, const std::string& name, Device device) {
@@ -108,15 +115,15 @@ void check_sdpa(const Fixture& f, const std::string& name, Device device) {
   if (name == "sdpa_scale") scale = 0.3;
   const Tensor out = scaled_dot_product_attention(q, k, v, mask, 0.0, name == "sdpa_causal", scale);
   const double kk = 2.0 * static_cast<double>(q.size(-1) + k.size(-2));  // q.k^T, softmax, p.v
-  expect_close(out, f.at("output"), kk, name + " output");
+  expect_parity_close(out, f.at("output"), kk, name + " output");
   backward_weighted(out, f);
   for (const auto& [arg, t] : {std::pair<const char*, Tensor>{"q", q}, {"k", k}, {"v", v}})
-    expect_close(t.grad(), f.at(std::string("grad.input.") + arg), 4 * kk, name + " grad " + arg);
+    expect_parity_close(t.grad(), f.at(std::string("grad.input.") + arg), 4 * kk, name + " grad " + arg);
 }
 
 void check_params(const nn::Module& m, const Fixture& f, double k, const std::string& name) {
   for (const auto& [path, p] : m.named_parameters())
-    expect_close(p.grad(), f.at("grad.param." + path), k, name + " grad " + path);
+    expect_parity_close(p.grad(), f.at("grad.param." + path), k, name + " grad " + path);
 }
 
 void check_mha(const Fixture& f, const std::string& name, Device device) {
@@ -128,9 +135,9 @@ void check_mha(const Fixture& f, const std::string& name, Device device) {
       mha(x, x, x, input(f, "key_padding_mask", device, false), false, input(f, "attn_mask", device, false));
   EXPECT_FALSE(weights.defined());
   const double k = 4.0 * (16 + 16 + 5 + 5);  // in_proj, q.k^T, softmax, p.v, out_proj
-  expect_close(out, f.at("output"), k, name + " output");
+  expect_parity_close(out, f.at("output"), k, name + " output");
   backward_weighted(out, f);
-  expect_close(x.grad(), f.at("grad.input.x"), 4 * k, name + " grad input");
+  expect_parity_close(x.grad(), f.at("grad.input.x"), 4 * k, name + " grad input");
   check_params(mha, f, 4 * k, name);
 }
 
@@ -154,9 +161,9 @@ void check_encoder(const Fixture& f, const std::string& name, Device device) {
   const double per_layer = 3.0 * static_cast<double>(o.d_model) + 16 + 12 +
                            2 * static_cast<double>(o.d_model) + static_cast<double>(o.dim_feedforward);
   const double k = static_cast<double>(layers) * per_layer;
-  expect_close(out, f.at("output"), k, name + " output");
+  expect_parity_close(out, f.at("output"), k, name + " output");
   backward_weighted(out, f);
-  expect_close(x.grad(), f.at("grad.input.x"), 2 * k, name + " grad input");
+  expect_parity_close(x.grad(), f.at("grad.input.x"), 2 * k, name + " grad input");
   check_params(enc, f, 2 * k, name);
 }
 

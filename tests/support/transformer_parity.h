@@ -10,6 +10,11 @@
 
 namespace ember::test {
 
+/// gtest failures unless |got - ref| <= sqrt(k) * (1e-6 + 1e-5 |ref|) everywhere (docs/DESIGN.md),
+/// k the reduction lengths along the longest path from the inputs to the value; what names it.
+/// got may live on any device; ref is on the CPU.
+void expect_parity_close(const Tensor& got, const Tensor& ref, double k, const std::string& what);
+
 /// Every fixture's name (the file under tests/parity/fixtures without ".safetensors").
 const std::vector<std::string>& transformer_parity_cases();
 /// Runs one fixture on device: gtest failures name the tensor, the element and both values.

@@ -1,0 +1,169 @@
+#pragma once
+// BERT (Devlin et al.), an encoder with Hugging Face's BertModel's structure and parameter
+// names, so that a transformers checkpoint loads as it is and Ember's loads in transformers:
+//   embeddings.{word,position,token_type}_embeddings.weight, embeddings.LayerNorm.*,
+//   encoder.layer.N.attention.self.{query,key,value}.*, encoder.layer.N.attention.output.dense.*,
+//   encoder.layer.N.attention.output.LayerNorm.*, encoder.layer.N.intermediate.dense.*,
+//   encoder.layer.N.output.dense.*, encoder.layer.N.output.LayerNorm.*, pooler.dense.*
+// Post-norm layers (LayerNorm after each residual), absolute positions, no decoder parts.
+// transformers' position_ids and token_type_ids buffers are not persistent, so not here.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ember/core/device.h"
+#include "ember/nn/container.h"
+#include "ember/nn/dropout.h"
+#include "ember/nn/embedding.h"
+#include "ember/nn/linear.h"
+#include "ember/nn/models/bert_config.h"
+#include "ember/nn/module.h"
+#include "ember/nn/normalization.h"
+
+namespace ember::nn::models {
+
+/// Word + position + token type embeddings, LayerNorm, dropout.
+class EMBER_API BertEmbeddings : public ForwardingModule<BertEmbeddings> {
+ public:
+  explicit BertEmbeddings(const BertConfig& config);
+  /// input_ids and token_type_ids (undefined: zeros) [B, L] -> [B, L, hidden_size].
+  Tensor forward(const Tensor& input_ids, const Tensor& token_type_ids);
+  Tensor forward(const Tensor& input_ids) override { return forward(input_ids, Tensor()); }
+
+  std::shared_ptr<Embedding> word_embeddings, position_embeddings, token_type_embeddings;
+  std::shared_ptr<nn::LayerNorm> layer_norm;  // registered as "LayerNorm"
+  std::shared_ptr<Dropout> dropout;
+};
+
+/// The heads' query, key and value projections and scaled dot-product attention.
+class EMBER_API BertSelfAttention : public ForwardingModule<BertSelfAttention> {
+ public:
+  explicit BertSelfAttention(const BertConfig& config);
+  /// hidden [B, L, H]; mask: undefined or bool [B, 1, 1, L] (true = attend) -> [B, L, H].
+  Tensor forward(const Tensor& hidden, const Tensor& mask);
+  Tensor forward(const Tensor& hidden) override { return forward(hidden, Tensor()); }
+
+  const int64_t num_heads;
+  const double dropout_p;  // on the attention weights, while training
+  std::shared_ptr<Linear> query, key, value;
+};
+
+/// dense, dropout, LayerNorm(x + residual): the two blocks' outputs (BertSelfOutput, BertOutput).
+class EMBER_API BertResidualOutput : public ForwardingModule<BertResidualOutput> {
+ public:
+  Tensor forward(const Tensor& hidden, const Tensor& residual);
+  /// NotImplementedError: the block needs its residual input.
+  Tensor forward(const Tensor& hidden) override;
+
+  std::shared_ptr<Linear> dense;
+  std::shared_ptr<nn::LayerNorm> layer_norm;  // registered as "LayerNorm"
+  std::shared_ptr<Dropout> dropout;
+
+ protected:
+  BertResidualOutput(const char* type_name, int64_t in_features, const BertConfig& config);
+};
+
+class EMBER_API BertSelfOutput : public BertResidualOutput {
+ public:
+  explicit BertSelfOutput(const BertConfig& c) : BertResidualOutput("BertSelfOutput", c.hidden_size, c) {}
+};
+
+class EMBER_API BertOutput : public BertResidualOutput {
+ public:
+  explicit BertOutput(const BertConfig& c) : BertResidualOutput("BertOutput", c.intermediate_size, c) {}
+};
+
+/// Self-attention ("self") and its output block ("output").
+class EMBER_API BertAttention : public ForwardingModule<BertAttention> {
+ public:
+  explicit BertAttention(const BertConfig& config);
+  Tensor forward(const Tensor& hidden, const Tensor& mask);
+  Tensor forward(const Tensor& hidden) override { return forward(hidden, Tensor()); }
+
+  std::shared_ptr<BertSelfAttention> self_attention;  // registered as "self"
+  std::shared_ptr<BertSelfOutput> output;
+};
+
+/// dense to intermediate_size and the config's activation.
+class EMBER_API BertIntermediate : public Module {
+ public:
+  explicit BertIntermediate(const BertConfig& config);
+  Tensor forward(const Tensor& hidden) override;
+
+  const std::string activation;
+  std::shared_ptr<Linear> dense;
+};
+
+class EMBER_API BertLayer : public ForwardingModule<BertLayer> {
+ public:
+  explicit BertLayer(const BertConfig& config);
+  Tensor forward(const Tensor& hidden, const Tensor& mask);
+  Tensor forward(const Tensor& hidden) override { return forward(hidden, Tensor()); }
+
+  std::shared_ptr<BertAttention> attention;
+  std::shared_ptr<BertIntermediate> intermediate;
+  std::shared_ptr<BertOutput> output;
+};
+
+class EMBER_API BertEncoder : public ForwardingModule<BertEncoder> {
+ public:
+  explicit BertEncoder(const BertConfig& config);
+  Tensor forward(const Tensor& hidden, const Tensor& mask);
+  Tensor forward(const Tensor& hidden) override { return forward(hidden, Tensor()); }
+
+  std::shared_ptr<ModuleList> layer;  // num_hidden_layers BertLayers, "0", "1", ...
+};
+
+/// tanh(dense(hidden[:, 0])): the [CLS] token's state.
+class EMBER_API BertPooler : public Module {
+ public:
+  explicit BertPooler(const BertConfig& config);
+  Tensor forward(const Tensor& hidden) override;
+
+  std::shared_ptr<Linear> dense;
+};
+
+struct BertModelOutput {
+  Tensor last_hidden_state;  // [B, L, hidden_size]
+  Tensor pooler_output;      // [B, hidden_size]
+};
+
+class EMBER_API Bert : public ForwardingModule<Bert> {
+ public:
+  /// A fresh model, initialised as transformers initialises one: weights from
+  /// N(0, initializer_range), biases zero, LayerNorms ones and zeros, the padding row zero.
+  /// ValueError for an invalid config (BertConfig::validate).
+  explicit Bert(const BertConfig& config);
+
+  /// input_ids [B, L] (int64 or int32) with L <= max_position_embeddings; attention_mask [B, L]
+  /// of 1 (attend) and 0 (padding), int64, int32 or bool, undefined for all ones;
+  /// token_type_ids [B, L], undefined for zeros. As transformers' BertModel (its default SDPA
+  /// attention): padded keys get no weight, and a sequence whose mask is all zeros attends to
+  /// nothing, its attention outputs zeros. Dropout while training.
+  BertModelOutput forward(const Tensor& input_ids, const Tensor& attention_mask,
+                          const Tensor& token_type_ids = Tensor());
+  /// NotImplementedError: Bert returns two tensors; call forward(input_ids, attention_mask,
+  /// token_type_ids) (undefined tensors for the defaults).
+  Tensor forward(const Tensor& input_ids) override;
+
+  /// Reads dir/config.json and dir/model.safetensors as transformers' BertModel.from_pretrained
+  /// does, the tensors with or without the "bert." prefix (BertModel's checkpoints have none,
+  /// BertFor*'s have it), strictly: a missing tensor is a ValueError naming the key and the
+  /// file, a shape that differs a ShapeError naming the key, the file and both shapes.
+  /// F16, BF16 and F64 tensors load converted to float32. Tensors the model does not use
+  /// (a classifier, the pretraining heads) are listed in one warning line on stderr, as
+  /// transformers does ("Some weights of the model checkpoint at DIR were not used when
+  /// initializing Bert: [...]"). The model is moved to device when one is given.
+  static std::shared_ptr<Bert> from_pretrained(const std::string& dir,
+                                               std::optional<Device> device = std::nullopt);
+  /// Writes dir/config.json and dir/model.safetensors (each atomically; dir is created when
+  /// missing), a directory transformers' BertModel.from_pretrained loads.
+  void save_pretrained(const std::string& dir) const;
+
+  const BertConfig config;
+  std::shared_ptr<BertEmbeddings> embeddings;
+  std::shared_ptr<BertEncoder> encoder;
+  std::shared_ptr<BertPooler> pooler;
+};
+
+}  // namespace ember::nn::models
