@@ -109,6 +109,10 @@ Batch default_collate(const std::vector<Example>& examples) {
     raise<ValueError>("default_collate: example 0 has no data, target or field");
   const std::vector<std::string> names = first.field_names();
   const std::vector<std::string> sorted_names = sorted(names);
+  // fields is a public vector: a name pushed twice would be stacked twice under one name.
+  for (size_t k = 1; k < sorted_names.size(); ++k)
+    if (sorted_names[k] == sorted_names[k - 1])
+      raise<ValueError>("default_collate: example 0 has the field '", sorted_names[k], "' twice");
   for (size_t i = 1; i < examples.size(); ++i) {
     const std::vector<std::string> other = examples[i].field_names();
     if (sorted(other) != sorted_names)

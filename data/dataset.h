@@ -58,7 +58,8 @@ class EMBER_API Dataset {
 /// name); then every example must have it, with one shape and dtype (ShapeError /
 /// DTypeError naming the first example that differs), and every example must have the same
 /// field names (ValueError listing both sets; order may differ, the batch follows example
-/// 0's). ValueError for an empty list, or when example 0 has no data, target or field.
+/// 0's). ValueError for an empty list, when example 0 has no data, target or field, or has
+/// a field name twice.
 /// Texts are not collated.
 EMBER_API Batch default_collate(const std::vector<Example>& examples);
 

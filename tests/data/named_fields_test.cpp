@@ -101,6 +101,10 @@ TEST(ExampleFields, DefaultCollateRefusesMismatchedFields) {
   with_data.data = zeros({1});
   EXPECT_THROW_LINE(default_collate({a, with_data}), ValueError,
                     "default_collate: example 1 has data but example 0 has none");
+  Example twice = token_example(0);
+  twice.fields.push_back(twice.fields[0]);
+  EXPECT_THROW_LINE(default_collate({twice}), ValueError,
+                    "default_collate: example 0 has the field 'input_ids' twice");
   EXPECT_THROW_LINE(default_collate({Example{}}), ValueError,
                     "default_collate: example 0 has no data, target or field");
 }
