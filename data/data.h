@@ -1,10 +1,12 @@
 #pragma once
-// ember::data: datasets, transforms, the MNIST reader and the DataLoader.
+// ember::data: datasets (MNIST, labelled texts), transforms, pad_sequence and the DataLoader.
 #include "ember/data/dataloader.h"
 #include "ember/data/dataset.h"
 #include "ember/data/idx.h"
 #include "ember/data/mnist.h"
+#include "ember/data/pad_sequence.h"
 #include "ember/data/parse.h"
 #include "ember/data/sampler.h"
 #include "ember/data/tensor_dataset.h"
+#include "ember/data/text_dataset.h"
 #include "ember/data/transforms.h"

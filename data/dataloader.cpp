@@ -82,10 +82,7 @@ class EpochState {
     } else {
       batch = dataset_->get_batch(indices);
     }
-    if (options_.device) {
-      if (batch.data.defined()) batch.data = batch.data.to(*options_.device);
-      if (batch.target.defined()) batch.target = batch.target.to(*options_.device);
-    }
+    if (options_.device) batch = batch.to(*options_.device);  // data, target and every named field
     return batch;
   }
 

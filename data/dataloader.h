@@ -26,7 +26,8 @@ struct DataLoaderOptions {
   uint64_t seed = 0;
   /// Skip the last batch when it would be smaller than batch_size.
   bool drop_last = false;
-  /// Where batches arrive; unset keeps them on the CPU.
+  /// Where batches arrive (data, target and every named field); unset keeps them where the
+  /// collate put them.
   std::optional<Device> device;
   /// Prepare up to two batches ahead on a worker thread (including the device move).
   bool prefetch = true;

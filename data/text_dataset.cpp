@@ -1,0 +1,242 @@
+#include "ember/data/text_dataset.h"
+
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ember/core/error.h"
+#include "ember/core/io/file_io.h"
+#include "ember/core/ops/factory.h"
+#include "ember/data/sampler.h"
+
+#ifndef EMBER_REVIEWS_DIR
+#define EMBER_REVIEWS_DIR "data/reviews"
+#endif
+
+namespace ember::data {
+namespace {
+
+constexpr const char* kLoad = "load_reviews";
+// A text corpus anywhere near this is not what this reader is for; a small .gz that claims
+// more is garbage (or a zip bomb), not data.
+constexpr size_t kMaxText = size_t{1} << 32;
+constexpr int64_t kMaxLabel = (int64_t{1} << 31) - 1;
+
+template <class... Args>
+[[noreturn]] void io_fail(const std::string& path, const Args&... args) {
+  raise<IOError>(kLoad, ": ", path, ": ", args...);
+}
+
+std::string read_bytes(const std::string& path) {
+  io::InputFile file(path);
+  using Problem = io::InputFile::Problem;
+  switch (file.problem()) {
+    case Problem::None:
+      break;
+    case Problem::Directory:
+      io_fail(path, "is a directory, not a file");
+    case Problem::NotRegular:
+      io_fail(path, file.why());
+    case Problem::Stat:
+      io_fail(path, "cannot stat (", file.why(), ")");
+    case Problem::Open:
+    case Problem::Read:
+      io_fail(path, "cannot open (", file.why(), ")");
+  }
+  std::string bytes;
+  if (!file.read_all(bytes)) io_fail(path, "read error (", file.why(), ")");
+  return bytes;
+}
+
+// Every gzip member of in, inflated and concatenated.
+std::string gunzip(const std::string& path, const std::string& in) {
+  std::string out;
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) io_fail(path, "cannot start zlib");
+  size_t pos = 0;
+  char chunk[1 << 16];
+  int rc = Z_OK;
+  auto fail = [&](const auto&... why) {
+    inflateEnd(&zs);
+    io_fail(path, why...);
+  };
+  for (;;) {
+    if (rc == Z_STREAM_END) {
+      if (pos == in.size()) break;
+      // Another member follows, or garbage.
+      if (static_cast<unsigned char>(in[pos]) != 0x1f)
+        fail("corrupt gzip data (", in.size() - pos, " bytes of garbage after the compressed stream)");
+      inflateReset(&zs);
+    }
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + pos));
+    zs.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - pos, size_t{1} << 30));
+    zs.next_out = reinterpret_cast<Bytef*>(chunk);
+    zs.avail_out = sizeof chunk;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    const size_t used = static_cast<size_t>(zs.next_in - reinterpret_cast<const Bytef*>(in.data() + pos));
+    const size_t made = sizeof chunk - zs.avail_out;
+    pos += used;
+    out.append(chunk, made);
+    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+      fail("corrupt gzip data (", std::string(zs.msg ? zs.msg : "invalid stream"), ")");
+    if (out.size() > kMaxText) fail("decompresses to more than ", kMaxText, " bytes");
+    if (rc != Z_STREAM_END && used == 0 && made == 0) {
+      if (pos == in.size()) fail("truncated gzip data (the compressed stream ends early)");
+      fail("corrupt gzip data (no progress)");
+    }
+  }
+  inflateEnd(&zs);
+  return out;
+}
+
+// The length of the valid UTF-8 sequence at s[i], or 0 (overlong forms, surrogates and
+// code points above U+10FFFF are invalid, as the Unicode standard says).
+size_t utf8_length(const std::string& s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  return n;
+}
+
+// The byte offset of the first invalid UTF-8 sequence in s, or npos.
+size_t invalid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_length(s, i);
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string::npos;
+}
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
+TextClassificationDataset::TextClassificationDataset(std::vector<std::string> texts,
+                                                     std::vector<int64_t> labels)
+    : texts_(std::move(texts)), labels_(std::move(labels)) {
+  if (texts_.size() != labels_.size())
+    raise<ValueError>("TextClassificationDataset: ", texts_.size(), " texts but ", labels_.size(), " labels");
+  for (size_t i = 0; i < labels_.size(); ++i)
+    if (labels_[i] < 0)
+      raise<ValueError>("TextClassificationDataset: label ", labels_[i], " of example ", i, " is negative");
+}
+
+Example TextClassificationDataset::get(size_t index) const {
+  if (index >= size())
+    raise<IndexError>("get: index ", index, " is out of range for a dataset of size ", size());
+  Example e;
+  e.text = texts_[index];
+  e.target = scalar_tensor(labels_[index], TensorOptions(kInt64));
+  e.set_field("labels", e.target);
+  return e;
+}
+
+int64_t TextClassificationDataset::num_classes() const {
+  return labels_.empty() ? 0 : *std::max_element(labels_.begin(), labels_.end()) + 1;
+}
+
+TextClassificationDataset TextClassificationDataset::subset(const std::vector<int64_t>& indices) const {
+  std::vector<std::string> texts;
+  std::vector<int64_t> labels;
+  texts.reserve(indices.size());
+  labels.reserve(indices.size());
+  for (int64_t i : indices) {
+    detail::check_index("subset", i, size());
+    texts.push_back(texts_[static_cast<size_t>(i)]);
+    labels.push_back(labels_[static_cast<size_t>(i)]);
+  }
+  return TextClassificationDataset(std::move(texts), std::move(labels));
+}
+
+std::pair<TextClassificationDataset, TextClassificationDataset> train_test_split(
+    const TextClassificationDataset& dataset, double test_fraction, uint64_t seed) {
+  if (!(test_fraction > 0 && test_fraction < 1))
+    raise<ValueError>("train_test_split: test_fraction must be in (0, 1), got ", test_fraction);
+  const size_t n = dataset.size();
+  // ceil as scikit-learn's train_test_split; the epsilon keeps 0.3 * 10 (3.0000000000000004)
+  // at 3.
+  const size_t n_test =
+      std::min(n, static_cast<size_t>(std::ceil(test_fraction * static_cast<double>(n) - 1e-9)));
+  const std::vector<int64_t> order = shuffled_indices(n, seed, 0);
+  std::vector<bool> in_test(n, false);
+  for (size_t k = 0; k < n_test; ++k) in_test[static_cast<size_t>(order[k])] = true;
+  std::vector<int64_t> train, test;
+  train.reserve(n - n_test);
+  test.reserve(n_test);
+  for (size_t i = 0; i < n; ++i) (in_test[i] ? test : train).push_back(static_cast<int64_t>(i));
+  return {dataset.subset(train), dataset.subset(test)};
+}
+
+TextClassificationDataset load_reviews(const std::string& path) {
+  std::string bytes = read_bytes(path);
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b)
+    bytes = gunzip(path, bytes);
+  std::vector<std::string> texts;
+  std::vector<int64_t> labels;
+  size_t line_no = 0;
+  for (size_t pos = 0; pos < bytes.size();) {
+    ++line_no;
+    size_t end = bytes.find('\n', pos);
+    if (end == std::string::npos) end = bytes.size();
+    size_t stop = end;
+    if (stop > pos && bytes[stop - 1] == '\r') --stop;
+    const std::string line = bytes.substr(pos, stop - pos);
+    pos = end + 1;
+    auto bad = [&](const auto&... why) {
+      raise<ValueError>(kLoad, ": ", path, ": line ", line_no, ": ", why...);
+    };
+    if (line.empty()) bad("empty line (expected <label><TAB><text>)");
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) bad("no tab between the label and the text");
+    const std::string label = line.substr(0, tab);
+    int64_t value = 0;
+    bool ok = !label.empty() && label.size() <= 10;
+    for (char c : label) {
+      if (c < '0' || c > '9') ok = false;
+      if (ok) value = value * 10 + (c - '0');
+    }
+    if (!ok || value > kMaxLabel) bad("label \"", label, "\" is not an integer in [0, ", kMaxLabel, "]");
+    const size_t invalid = invalid_utf8(line);
+    if (invalid != std::string::npos) bad("invalid UTF-8 at byte ", invalid + 1, " of the line");
+    texts.push_back(line.substr(tab + 1));
+    labels.push_back(value);
+  }
+  return TextClassificationDataset(std::move(texts), std::move(labels));
+}
+
+std::string reviews_dir() {
+  for (const char* dir : {EMBER_REVIEWS_DIR, "data/reviews"})
+    if (is_regular_file(std::string(dir) + "/reviews.tsv.gz")) return dir;
+  return EMBER_REVIEWS_DIR;
+}
+
+std::string reviews_path() { return reviews_dir() + "/reviews.tsv.gz"; }
+std::string reviews_vocab_path() { return reviews_dir() + "/vocab.txt"; }
+
+}  // namespace ember::data
