@@ -1,5 +1,6 @@
 #pragma once
-// ember::data: datasets, transforms, the MNIST reader and the DataLoader.
+// ember::data: datasets, transforms, the MNIST reader, the DataLoader and the BERT tokenizer.
+#include "ember/data/bert_tokenizer.h"
 #include "ember/data/dataloader.h"
 #include "ember/data/dataset.h"
 #include "ember/data/idx.h"
