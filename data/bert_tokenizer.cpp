@@ -19,10 +19,14 @@ namespace {
 
 constexpr const char* kContinuation = "##";
 
-void check_utf8(const std::string& text, const char* op) {
+// where names the argument ("text", "pairs[2]"), or is empty when there is only one.
+void check_utf8(const std::string& text, const char* op, const std::string& where) {
   size_t bad = 0;
-  if (!nn::json::valid_utf8(text, &bad)) raise<ValueError>(op, ": invalid UTF-8 at byte ", bad);
+  if (!nn::json::valid_utf8(text, &bad))
+    raise<ValueError>(op, ": invalid UTF-8 at byte ", bad, where.empty() ? "" : " of ", where);
 }
+
+std::string item(const char* name, size_t i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
 
 // The lines of a vocab file, split as Python's universal newlines do ("\n", "\r\n", "\r").
 std::vector<std::string> vocab_lines(const std::string& bytes) {
@@ -196,8 +200,9 @@ std::vector<std::string> basic_words(const std::string& text, const BertTokenize
 
 }  // namespace
 
-std::vector<std::string> BertTokenizer::tokens_of(const std::string& text, const char* op) const {
-  check_utf8(text, op);
+std::vector<std::string> BertTokenizer::tokens_of(const std::string& text, const char* op,
+                                                  const std::string& where) const {
+  check_utf8(text, op, where);
   std::vector<std::string> out;
   const auto plain = [&](size_t begin, size_t end) {
     if (begin == end) return;
@@ -253,7 +258,7 @@ std::vector<std::string> BertTokenizer::tokens_of(const std::string& text, const
 }
 
 std::vector<std::string> BertTokenizer::tokenize(const std::string& text) const {
-  return tokens_of(text, "BertTokenizer.tokenize");
+  return tokens_of(text, "BertTokenizer.tokenize", "");
 }
 
 std::vector<int64_t> BertTokenizer::convert_tokens_to_ids(const std::vector<std::string>& tokens) const {
@@ -294,8 +299,9 @@ std::string BertTokenizer::decode(const std::vector<int64_t>& ids, bool skip_spe
   return out;
 }
 
-std::vector<int64_t> BertTokenizer::ids_of(const std::string& text, const char* op) const {
-  return convert_tokens_to_ids(tokens_of(text, op));
+std::vector<int64_t> BertTokenizer::ids_of(const std::string& text, const char* op,
+                                           const std::string& where) const {
+  return convert_tokens_to_ids(tokens_of(text, op, where));
 }
 
 Encoding BertTokenizer::build(std::vector<int64_t> a, std::optional<std::vector<int64_t>> b,
@@ -354,8 +360,9 @@ Encoding BertTokenizer::encode(const std::string& text, const std::optional<std:
                                const EncodeOptions& options) const {
   constexpr const char* op = "BertTokenizer.encode";
   std::optional<std::vector<int64_t>> b;
-  if (pair) b = ids_of(*pair, op);
-  Encoding e = build(ids_of(text, op), std::move(b), options, op);
+  std::vector<int64_t> a = ids_of(text, op, pair ? "text" : "");
+  if (pair) b = ids_of(*pair, op, "pair");
+  Encoding e = build(std::move(a), std::move(b), options, op);
   if (options.padding == Padding::MaxLength) pad_to(e, options.max_length, pad_id_);
   return e;
 }
@@ -403,7 +410,8 @@ BatchEncoding BertTokenizer::batch_encode(const std::vector<std::string>& texts,
   constexpr const char* op = "BertTokenizer.batch_encode";
   std::vector<Encoding> rows;
   rows.reserve(texts.size());
-  for (const std::string& t : texts) rows.push_back(build(ids_of(t, op), std::nullopt, options, op));
+  for (size_t i = 0; i < texts.size(); ++i)
+    rows.push_back(build(ids_of(texts[i], op, item("texts", i)), std::nullopt, options, op));
   return stack(std::move(rows), options, op);
 }
 
@@ -416,7 +424,8 @@ BatchEncoding BertTokenizer::batch_encode(const std::vector<std::string>& texts,
   std::vector<Encoding> rows;
   rows.reserve(texts.size());
   for (size_t i = 0; i < texts.size(); ++i)
-    rows.push_back(build(ids_of(texts[i], op), ids_of(pairs[i], op), options, op));
+    rows.push_back(
+        build(ids_of(texts[i], op, item("texts", i)), ids_of(pairs[i], op, item("pairs", i)), options, op));
   return stack(std::move(rows), options, op);
 }
 

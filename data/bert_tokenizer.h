@@ -73,7 +73,7 @@ struct BatchEncoding {
 /// threads at once.
 ///
 /// Errors: ValueError for input that is not UTF-8 ("BertTokenizer.<method>: invalid UTF-8 at
-/// byte N"), for an empty vocabulary and for one without unk, sep, pad or cls token (the
+/// byte N of texts[i]"), for an empty vocabulary and for one without unk, sep, pad or cls token (the
 /// message names the token); IOError for a vocab file that cannot be read or is not UTF-8.
 class EMBER_API BertTokenizer {
  public:
@@ -126,9 +126,10 @@ class EMBER_API BertTokenizer {
   const BertTokenizerOptions& options() const { return options_; }
 
  private:
-  // One sequence's ids, no special tokens; op names the public method for errors.
-  std::vector<int64_t> ids_of(const std::string& text, const char* op) const;
-  std::vector<std::string> tokens_of(const std::string& text, const char* op) const;
+  // One sequence's tokens / ids, no special tokens; op and where (the argument) name the
+  // input in errors.
+  std::vector<int64_t> ids_of(const std::string& text, const char* op, const std::string& where) const;
+  std::vector<std::string> tokens_of(const std::string& text, const char* op, const std::string& where) const;
   Encoding build(std::vector<int64_t> a, std::optional<std::vector<int64_t>> b, const EncodeOptions& options,
                  const char* op) const;
   BatchEncoding stack(std::vector<Encoding> rows, const EncodeOptions& options, const char* op) const;

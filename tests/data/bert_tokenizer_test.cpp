@@ -327,11 +327,14 @@ TEST(BertTokenizer, RaggedBatchesAndTinyMaxLengthsAreValueErrors) {
 TEST(BertTokenizer, InvalidUtf8IsAValueErrorWithTheByteOffset) {
   const BertTokenizer t = tokenizer();
   EXPECT_THROW_MSG(t.tokenize("ab\xff"), ValueError, "BertTokenizer.tokenize: invalid UTF-8 at byte 2");
-  EXPECT_THROW_MSG(t.encode("我\xe6\x88"), ValueError, "BertTokenizer.encode: invalid UTF-8 at byte 3");
+  EXPECT_THROW_LINE(t.encode("我\xe6\x88"), ValueError, "BertTokenizer.encode: invalid UTF-8 at byte 3");
   EXPECT_THROW_MSG(t.encode("a", std::string("\xc0\x80")), ValueError,
-                   "BertTokenizer.encode: invalid UTF-8 at byte 0");
+                   "BertTokenizer.encode: invalid UTF-8 at byte 0 of pair");
   EXPECT_THROW_MSG(t.batch_encode({"a", "\xed\xa0\x80"}), ValueError,
-                   "BertTokenizer.batch_encode: invalid UTF-8 at byte 0");
+                   "BertTokenizer.batch_encode: invalid UTF-8 at byte 0 of texts[1]");
+  EXPECT_THROW_LINE(t.batch_encode({"a", "b"}, {"c", "d\xe2\x82"}), ValueError,
+                    "BertTokenizer.batch_encode: invalid UTF-8 at byte 1 of pairs[1]");
+  EXPECT_THROW_LINE(t.tokenize("ab\xff"), ValueError, "BertTokenizer.tokenize: invalid UTF-8 at byte 2");
 }
 
 TEST(BertTokenizer, AVocabularyNeedsItsSpecialTokens) {
