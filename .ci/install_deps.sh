@@ -4,7 +4,7 @@
 # compiler). Uses sudo only when not root: a fresh
 # Debian image runs as root and has no sudo.
 set -euo pipefail
-PKGS=(cmake ninja-build g++ pkg-config libeigen3-dev libgtest-dev libbenchmark-dev zlib1g-dev libopenmpi-dev openmpi-bin "$@")
+PKGS=(cmake ninja-build g++ pkg-config libeigen3-dev libgtest-dev libbenchmark-dev zlib1g-dev libutf8proc-dev libopenmpi-dev openmpi-bin "$@")
 missing=()
 for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 ((${#missing[@]})) || exit 0

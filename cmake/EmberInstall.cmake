@@ -40,6 +40,7 @@ foreach(_header IN LISTS _public)
 endforeach()
 
 set(_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Ember)
+get_filename_component(_ember_utf8proc_dir "${UTF8PROC_LIBRARY}" DIRECTORY)  # EmberConfig's hint
 install(EXPORT EmberTargets NAMESPACE Ember:: DESTINATION ${_cmake_dir})
 # The build tree is a package too: find_package(Ember) with -DEmber_DIR=<build folder> uses
 # it without installing (headers from the source tree, the library from the build).
@@ -56,9 +57,9 @@ set(EMBER_PC_LIBS "-lember")
 set(EMBER_PC_CFLAGS "")
 if(NOT BUILD_SHARED_LIBS)
   set(EMBER_PC_CFLAGS "-DEMBER_STATIC")
-  set(EMBER_PC_LIBS "-lember -lz -fopenmp -lpthread")
+  set(EMBER_PC_LIBS "-lember -lutf8proc -lz -fopenmp -lpthread")
   if(EMBER_CUDA_EMULATED)
-    set(EMBER_PC_LIBS "-lember -lember_cuda_emulator -lz -fopenmp -lpthread")
+    set(EMBER_PC_LIBS "-lember -lember_cuda_emulator -lutf8proc -lz -fopenmp -lpthread")
   endif()
   if(EMBER_WITH_CUDA AND NOT EMBER_CUDA_EMULATED)
     string(APPEND EMBER_PC_LIBS " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lcudnn -ldl -lrt")

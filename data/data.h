@@ -1,5 +1,7 @@
 #pragma once
-// ember::data: datasets (MNIST, labelled texts), transforms, pad_sequence and the DataLoader.
+// ember::data: datasets (MNIST, labelled texts), transforms, pad_sequence, the DataLoader and
+// the BERT tokenizer.
+#include "ember/data/bert_tokenizer.h"
 #include "ember/data/dataloader.h"
 #include "ember/data/dataset.h"
 #include "ember/data/idx.h"
