@@ -10,5 +10,6 @@
 #include "ember/data/parse.h"
 #include "ember/data/sampler.h"
 #include "ember/data/tensor_dataset.h"
+#include "ember/data/text_collate.h"
 #include "ember/data/text_dataset.h"
 #include "ember/data/transforms.h"
