@@ -1,6 +1,6 @@
 #pragma once
 // ember::nn: modules, layers, losses, functional forms, initialisation, optimizers,
-// gradient clipping, learning-rate schedules and safetensors checkpoints.
+// gradient clipping, learning-rate schedules, evaluation metrics and safetensors checkpoints.
 #include "ember/nn/activation.h"
 #include "ember/nn/batchnorm.h"
 #include "ember/nn/clip_grad.h"
@@ -13,6 +13,7 @@
 #include "ember/nn/linear.h"
 #include "ember/nn/loss.h"
 #include "ember/nn/lr_scheduler.h"
+#include "ember/nn/metrics.h"
 #include "ember/nn/models/bert.h"
 #include "ember/nn/models/bert_config.h"
 #include "ember/nn/models/small_resnet.h"
