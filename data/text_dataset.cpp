@@ -10,6 +10,7 @@
 #include "ember/core/io/file_io.h"
 #include "ember/core/ops/factory.h"
 #include "ember/data/sampler.h"
+#include "ember/nn/json.h"
 
 #ifndef EMBER_REVIEWS_DIR
 #define EMBER_REVIEWS_DIR "data/reviews"
@@ -89,44 +90,6 @@ std::string gunzip(const std::string& path, const std::string& in) {
   }
   inflateEnd(&zs);
   return out;
-}
-
-// The length of the valid UTF-8 sequence at s[i], or 0 (overlong forms, surrogates and
-// code points above U+10FFFF are invalid, as the Unicode standard says).
-size_t utf8_length(const std::string& s, size_t i) {
-  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  size_t n;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
-  return n;
-}
-
-// The byte offset of the first invalid UTF-8 sequence in s, or npos.
-size_t invalid_utf8(const std::string& s) {
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = utf8_length(s, i);
-    if (n == 0) return i;
-    i += n;
-  }
-  return std::string::npos;
 }
 
 bool is_regular_file(const std::string& path) {
@@ -222,8 +185,8 @@ TextClassificationDataset load_reviews(const std::string& path) {
       if (ok) value = value * 10 + (c - '0');
     }
     if (!ok || value > kMaxLabel) bad("label \"", label, "\" is not an integer in [0, ", kMaxLabel, "]");
-    const size_t invalid = invalid_utf8(line);
-    if (invalid != std::string::npos) bad("invalid UTF-8 at byte ", invalid + 1, " of the line");
+    size_t invalid = 0;
+    if (!nn::json::valid_utf8(line, &invalid)) bad("invalid UTF-8 at byte ", invalid + 1, " of the line");
     texts.push_back(line.substr(tab + 1));
     labels.push_back(value);
   }

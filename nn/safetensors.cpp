@@ -288,14 +288,13 @@ SafetensorsContents decode_safetensors(const std::string& bytes, Device device) 
     const size_t size = static_cast<size_t>(e.end - e.begin);
     if (e.type.stored != Stored::Native) {
       decode_half(data + e.begin, size / 2, e.type.stored, t.data_ptr<float>());
-      out.tensors.insert(e.name, device.is_cpu() ? t : t.to(device));
-      continue;
+    } else {
+      if (e.type.dtype == kBool)
+        for (size_t i = 0; i < size; ++i)
+          if (static_cast<unsigned char>(data[e.begin + i]) > 1)
+            raise<IOError>("safetensors: tensor \"", e.name, "\" holds a BOOL byte other than 0 or 1");
+      if (size) std::memcpy(t.raw_data(), data + e.begin, size);
     }
-    if (e.type.dtype == kBool)
-      for (size_t i = 0; i < size; ++i)
-        if (static_cast<unsigned char>(data[e.begin + i]) > 1)
-          raise<IOError>("safetensors: tensor \"", e.name, "\" holds a BOOL byte other than 0 or 1");
-    if (size) std::memcpy(t.raw_data(), data + e.begin, size);
     out.tensors.insert(e.name, device.is_cpu() ? t : t.to(device));
   }
   return out;
