@@ -20,49 +20,24 @@
 #include <stdexcept>
 #include <string>
 
+#include "../common/console.h"
+#include "../common/svg_plot.h"
 #include "ember/ember.h"
 #include "ember/nn/parallel/parallel.h"
 #include "flags.h"
-#include "svg_plot.h"
 
 namespace {
 using namespace ember;
+using examples::first_line;
 using examples::MnistFlags;
-
-Device resolve_device(const std::string& spec) {
-  if (spec == "auto") return cuda::is_available() ? Device::cuda(0) : Device::cpu();
-  const Device d(spec);
-  zeros({1}, d);  // fails now, with a clear message, if the device cannot be used
-  return d;
-}
+using examples::ProgressBar;
+using examples::resolve_device;
 
 std::string default_data_dir() {
   for (const char* dir : {EMBER_MNIST_SAMPLE_DIR, "data/mnist-sample"})
     if (std::ifstream(std::string(dir) + "/train-labels-idx1-ubyte.gz")) return dir;
   return EMBER_MNIST_SAMPLE_DIR;
 }
-
-// "\r  epoch 3 [=========>          ] 61/125" on a terminal, nothing otherwise.
-class ProgressBar {
- public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
-  void show(int epoch, size_t done, size_t total) {
-    if (!enabled_) return;
-    const int width = 30, filled = static_cast<int>(width * done / std::max<size_t>(total, 1));
-    std::printf("\r  epoch %d [%s%s] %zu/%zu", epoch, std::string(filled, '=').c_str(),
-                std::string(width - filled, ' ').c_str(), done, total);
-    std::fflush(stdout);
-    visible_ = true;
-  }
-  void clear() {
-    if (!visible_) return;
-    std::printf("\r%*s\r", 60, "");
-    visible_ = false;
-  }
-
- private:
-  bool enabled_, visible_ = false;
-};
 
 // The metrics CSV. Opened (and its header flushed) before training, so a path that cannot
 // be written fails before any work; every later write is checked too, so metrics lost to a
@@ -238,12 +213,6 @@ int run(const MnistFlags& f) {
     return 3;
   }
   return 0;
-}
-
-// The first line of a message: errors are reported on one line.
-std::string first_line(const char* what) {
-  std::string s = what;
-  return s.substr(0, s.find('\n'));
 }
 
 }  // namespace
