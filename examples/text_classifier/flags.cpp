@@ -64,6 +64,8 @@ TextFlags parse_text_flags(const std::vector<std::string>& args) {
       f.log_interval = r.number<int>();
     else if (flag == "--limit")
       f.limit = r.number<int>();
+    else if (flag == "--stop-after")
+      f.stop_after = r.number<int>();
     else if (flag == "--require-accuracy")
       f.require_accuracy = r.number<double>();
     else

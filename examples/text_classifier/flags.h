@@ -24,6 +24,7 @@ struct TextFlags {
   int log_interval = 50;
   int limit = 0;                 // use only the first N training and N test reviews (0: all)
   double require_accuracy = -1;  // exit 3 when the final test accuracy (%) is below (tests)
+  int stop_after = 0;            // act as if Ctrl-C came after this many batches (tests; 0: never)
   bool help = false;
 };
 

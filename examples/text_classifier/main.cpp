@@ -32,6 +32,11 @@ using nn::models::BertConfig;
 // Ctrl-C asks the training loop to stop at the next batch; the last checkpoint stays intact.
 volatile std::sig_atomic_t g_stop = 0;
 void on_interrupt(int) { g_stop = 1; }
+// --stop-after N: the tests' Ctrl-C, after N batches of the run.
+int g_batches_left = -1;
+void count_batch() {
+  if (g_batches_left > 0 && --g_batches_left == 0) g_stop = 1;
+}
 
 // The default model: small enough to train in minutes on two CPU cores (hidden 128, 2 layers,
 // 4 heads: the configuration the transformers reference used).
@@ -159,7 +164,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
 
   const char* emulated = device.is_cuda() && cuda::is_emulated() ? " (emulated)" : "";
   std::printf(
-      "%s a BERT (hidden %lld, %lld layers, %lld heads) on %s%s: %zu train / %zu test reviews, "
+      "%s BERT (hidden %lld, %lld layers, %lld heads) on %s%s: %zu train / %zu test reviews, "
       "max length %d, batch %d, %d thread%s\n",
       frozen ? "Training a head on a frozen" : "Fine-tuning a",
       static_cast<long long>(bert->config.hidden_size),
@@ -196,6 +201,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
       nn::utils::clip_grad_norm_(trained, 1.0);
       opt.step();
       schedule->step();
+      count_batch();
       ++batch_index;
       examples_seen += static_cast<size_t>(logits.size(0));
       interval_loss += loss.item<double>();
@@ -283,6 +289,7 @@ int pretrain(const TextFlags& f, const Device device, const data::TextClassifica
       nn::utils::clip_grad_norm_(mlm->parameters(), 1.0);
       opt.step();
       schedule->step();
+      count_batch();
       total += loss.item<double>();
       ++batches;
     }
@@ -329,6 +336,7 @@ int run(const TextFlags& f) {
   const Device device = examples::resolve_device(f.device);
   manual_seed(f.seed);
   std::signal(SIGINT, on_interrupt);
+  if (f.stop_after > 0) g_batches_left = f.stop_after;
   if (f.mode == "predict") return predict(f, device);
   const std::string corpus = f.data.empty() ? data::reviews_path() : f.data;
   auto [train, test] =

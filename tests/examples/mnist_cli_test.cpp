@@ -12,28 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "support/run_example.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
+using ember::test::Outcome;
 
-// Runs the mnist binary with args through sh (prefix: shell commands before exec).
+// Runs the mnist binary on the CPU with args (prefix: shell commands before exec).
 Outcome mnist(const std::string& args, const std::string& prefix = "") {
-  const std::string binary = std::string(EMBER_BINARY_DIR) + "/examples/mnist";
-  const std::string cmd = prefix + "exec '" + binary + "' --device cpu " + args + " 2>&1";
-  Outcome r;
-  FILE* p = ::popen(("sh -c \"" + cmd + "\"").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
+  return ember::test::run_example("mnist", "--device cpu " + args, prefix);
 }
 
 void write_idx(const std::string& path, uint32_t magic, const std::vector<uint32_t>& dims) {
@@ -52,7 +41,7 @@ void write_idx(const std::string& path, uint32_t magic, const std::vector<uint32
 class MnistCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(std::string(EMBER_BINARY_DIR) + "/examples/mnist"))
+    if (!fs::exists(ember::test::example_path("mnist")))
       GTEST_SKIP() << "the mnist example is not built (EMBER_BUILD_EXAMPLES=OFF)";
     std::string tmpl = (fs::temp_directory_path() / "ember_mnist_cli_XXXXXX").string();
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
