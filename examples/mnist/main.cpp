@@ -21,6 +21,7 @@
 #include <string>
 
 #include "../common/console.h"
+#include "../common/metrics_csv.h"
 #include "../common/svg_plot.h"
 #include "ember/ember.h"
 #include "ember/nn/parallel/parallel.h"
@@ -39,54 +40,6 @@ std::string default_data_dir() {
   return EMBER_MNIST_SAMPLE_DIR;
 }
 
-// The metrics CSV. Opened (and its header flushed) before training, so a path that cannot
-// be written fails before any work; every later write is checked too, so metrics lost to a
-// failing device (a full disk, /dev/full) end the run with an error, not exit 0.
-class Metrics {
- public:
-  explicit Metrics(const std::string& path) : path_(path) {
-    if (path.empty()) return;
-    out_ = std::fopen(path.c_str(), "w");
-    if (!out_) fail();
-    write("epoch,batch,loss,test_accuracy\n");
-  }
-  ~Metrics() {
-    if (out_) std::fclose(out_);
-  }
-  Metrics(const Metrics&) = delete;
-  Metrics& operator=(const Metrics&) = delete;
-
-  void loss(int epoch, size_t batch, double value) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%d,%zu,%.9g,\n", epoch, batch, value);
-    write(buf);
-  }
-  void accuracy(int epoch, double value) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%d,,,%.9g\n", epoch, value);
-    write(buf);
-  }
-  /// Closes the file, reporting a failure of its last writes.
-  void close() {
-    if (!out_) return;
-    FILE* f = out_;
-    out_ = nullptr;
-    if (std::fclose(f) != 0) fail();
-  }
-
- private:
-  void write(const char* text) {
-    if (!out_) return;
-    if (std::fputs(text, out_) < 0 || std::fflush(out_) != 0) fail();
-  }
-  [[noreturn]] void fail() const {
-    throw IOError("cannot write metrics file " + path_ + ": " + std::strerror(errno));
-  }
-
-  std::string path_;
-  FILE* out_ = nullptr;
-};
-
 int run(const MnistFlags& f) {
   nn::parallel::ProcessGroup& world = nn::parallel::ProcessGroup::world();
   const int ranks = world.world_size();
@@ -99,7 +52,7 @@ int run(const MnistFlags& f) {
   // Outputs are checked before training: a checkpoint that cannot be written after an hour
   // of training is an hour lost.
   if (lead && !f.save.empty()) nn::check_writable(f.save);
-  Metrics metrics(lead ? f.metrics : std::string());
+  examples::MetricsCsv metrics(lead ? f.metrics : std::string());
   examples::Points loss_curve, accuracy_curve;
   const std::string plot = lead ? f.plot : std::string();
   // Written now (empty) so an unwritable path fails before training, then after each epoch.

