@@ -16,7 +16,8 @@ const char* text_usage() {
          "  finetune  trains a BERT (a small one, or --pretrained DIR) and a Linear head on [CLS];\n"
          "  pretrain  masked-language-model pretraining on the corpus, writing a Hugging Face\n"
          "            directory to --save (config.json, model.safetensors, vocab.txt);\n"
-         "  frozen    --pretrained DIR runs under no_grad on the device; only the head trains;\n"
+         "  frozen    --pretrained DIR runs under no_grad on the device; only the head trains\n"
+         "            (without --pretrained: a random encoder, the baseline pretraining must beat);\n"
          "  predict   --pretrained DIR (a finetune --save directory): one line per input line,\n"
          "            the label and its probability.\n"
          "Each epoch prints test accuracy and ROC AUC (computed on the CPU) and examples/s;\n"
@@ -77,7 +78,7 @@ TextFlags parse_text_flags(const std::vector<std::string>& args) {
   if (f.mode != "finetune" && f.mode != "pretrain" && f.mode != "frozen" && f.mode != "predict")
     throw std::invalid_argument("--mode must be finetune, pretrain, frozen or predict, got \"" + f.mode +
                                 "\"");
-  if ((f.mode == "frozen" || f.mode == "predict") && f.pretrained.empty())
+  if (f.mode == "predict" && f.pretrained.empty())
     throw std::invalid_argument("--mode " + f.mode + " needs --pretrained DIR");
   if (f.mode == "pretrain" && f.save.empty()) throw std::invalid_argument("--mode pretrain needs --save DIR");
   if (f.epochs < 1) throw std::invalid_argument("--epochs must be at least 1");

@@ -167,7 +167,9 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
   std::printf(
       "%s BERT (hidden %lld, %lld layers, %lld heads) on %s%s: %zu train / %zu test reviews, "
       "max length %d, batch %d, %d thread%s\n",
-      frozen ? "Training a head on a frozen" : "Fine-tuning a",
+      !frozen                ? "Fine-tuning a"
+      : f.pretrained.empty() ? "Training a head on a frozen random"
+                             : "Training a head on a frozen",
       static_cast<long long>(bert->config.hidden_size),
       static_cast<long long>(bert->config.num_hidden_layers),
       static_cast<long long>(bert->config.num_attention_heads), device.str().c_str(), emulated, train.size(),

@@ -96,7 +96,10 @@ void CpuBackend::layer_norm_backward(const Tensor& grad_input, const Tensor& gra
     // Per chunk: sum(g * x_hat) then sum(g) for every column.
     std::vector<double> partial(columns ? static_cast<size_t>(chunks * 2 * cols) : 0, 0.0);
     parallel_for(chunks, 1, [&](int64_t c_lo, int64_t c_hi) {
-      std::vector<T> xhat(static_cast<size_t>(cols)), gx(static_cast<size_t>(cols));
+      // Eigen's aligned allocation, not std::vector's: Eigen starts a vectorised sum at the
+      // first aligned element, so scratch where malloc happens to put it would sum each row
+      // in an order that changes from run to run (cpu_attention.cpp's buffers, likewise).
+      Eigen::Array<T, Eigen::Dynamic, 1> xhat(cols), gx(cols);
       for (int64_t c = c_lo; c < c_hi; ++c) {
         double* pw = columns ? partial.data() + c * 2 * cols : nullptr;
         double* pb = pw ? pw + cols : nullptr;
