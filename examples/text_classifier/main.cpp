@@ -98,7 +98,9 @@ void save_checkpoint(const std::string& dir, const SequenceClassifier& model, co
                  {"generator_offset", std::to_string(default_generator().offset())},
                  {"generator_seed", std::to_string(default_generator().seed())}});
   model.bert->config.to_json_file(dir + "/config.json");
-  nn::save_file(model.state_dict(), dir + "/model.safetensors", {{"format", "pt"}});
+  // The pooling travels in the metadata (transformers ignores keys it does not know).
+  nn::save_file(model.state_dict(), dir + "/model.safetensors",
+                {{"format", "pt"}, {"pooling", examples::pooling_name(model.pooling)}});
   io::atomic_write(dir + "/vocab.txt", io::read_file(vocab, "vocab.txt"), "vocab.txt");
 }
 
@@ -125,7 +127,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
   if (bert->config.vocab_size < static_cast<int64_t>(tokenizer->vocab_size()))
     throw ValueError("the vocabulary (" + vocab + ") has " + std::to_string(tokenizer->vocab_size()) +
                      " tokens but the model's embeddings only " + std::to_string(bert->config.vocab_size));
-  auto model = std::make_shared<SequenceClassifier>(bert, 2);
+  auto model = std::make_shared<SequenceClassifier>(bert, 2, examples::parse_pooling(f.pooling));
   // The notes' pattern in frozen mode: the pretrained encoder is moved on its own and only
   // the head trains; finetune moves and trains the whole model.
   if (frozen) {
@@ -166,14 +168,16 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
   const char* emulated = device.is_cuda() && cuda::is_emulated() ? " (emulated)" : "";
   std::printf(
       "%s BERT (hidden %lld, %lld layers, %lld heads) on %s%s: %zu train / %zu test reviews, "
-      "max length %d, batch %d, %d thread%s\n",
+      "max length %d, batch %d%s, %d thread%s\n",
       !frozen                ? "Fine-tuning a"
       : f.pretrained.empty() ? "Training a head on a frozen random"
                              : "Training a head on a frozen",
       static_cast<long long>(bert->config.hidden_size),
       static_cast<long long>(bert->config.num_hidden_layers),
       static_cast<long long>(bert->config.num_attention_heads), device.str().c_str(), emulated, train.size(),
-      test.size(), f.max_length, f.batch_size, f.threads, f.threads == 1 ? "" : "s");
+      test.size(), f.max_length, f.batch_size,
+      model->pooling == examples::Pooling::Mean ? ", mean pooling" : "", f.threads,
+      f.threads == 1 ? "" : "s");
   examples::MetricsCsv metrics(f.metrics);
   examples::ProgressBar bar(isatty(STDOUT_FILENO));
   examples::Points loss_curve, accuracy_curve;
@@ -190,12 +194,13 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
       if (g_stop) break;
       Tensor logits;
       if (frozen) {
-        Tensor cls;
+        Tensor pooled;
         {
           NoGradGuard no_grad;
-          cls = model->cls_states(b.field("input_ids"), b.field("attention_mask"), b.field("token_type_ids"));
+          pooled = model->pooled_states(b.field("input_ids"), b.field("attention_mask"),
+                                        b.field("token_type_ids"));
         }
-        logits = model->classify(cls);
+        logits = model->classify(pooled);
       } else {
         logits = (*model)(b.field("input_ids"), b.field("attention_mask"), b.field("token_type_ids"));
       }
@@ -276,21 +281,23 @@ int pretrain(const TextFlags& f, const Device device, const data::TextClassifica
   const auto steps = static_cast<int64_t>(loader.size()) * f.epochs;
   auto schedule = nn::get_linear_schedule_with_warmup(opt, static_cast<int64_t>(f.warmup * steps), steps);
   make_dir(f.save);
-  const int64_t vocab_size = bert->config.vocab_size;
   std::printf("Pretraining a BERT (masked language model) on %s: %zu reviews\n", device.str().c_str(),
               train.size());
   for (int epoch = 1; epoch <= f.epochs; ++epoch) {
     mlm->train();
+    const auto t0 = std::chrono::steady_clock::now();
     double total = 0;
-    size_t batches = 0;
+    size_t batches = 0, examples_seen = 0;
     for (data::Batch& b : loader) {
       if (g_stop) break;
-      auto [ids, labels] =
+      const examples::MaskedBatch m =
           examples::mask_tokens(b.field("input_ids"), b.field("attention_mask"), tokenizer->mask_token_id(),
                                 tokenizer->cls_token_id(), tokenizer->sep_token_id(),
                                 static_cast<int64_t>(tokenizer->vocab_size()));
-      const Tensor scores = (*mlm)(ids, b.field("attention_mask"), b.field("token_type_ids"));
-      Tensor loss = cross_entropy(scores.reshape({-1, vocab_size}), labels.reshape({-1}));
+      if (m.positions.numel() == 0) continue;  // nothing chosen in this batch: no loss to learn from
+      const Tensor scores =
+          mlm->scores_at(m.ids, b.field("attention_mask"), b.field("token_type_ids"), m.positions);
+      Tensor loss = cross_entropy(scores, m.targets);
       opt.zero_grad();
       loss.backward();
       nn::utils::clip_grad_norm_(mlm->parameters(), 1.0);
@@ -299,14 +306,18 @@ int pretrain(const TextFlags& f, const Device device, const data::TextClassifica
       count_batch();
       total += loss.item<double>();
       ++batches;
+      examples_seen += static_cast<size_t>(m.ids.size(0));
     }
     if (g_stop) {
       std::printf("Interrupted during epoch %d; the directory of epoch %d in %s is intact\n", epoch,
                   epoch - 1, f.save.c_str());
       return 130;
     }
-    std::printf("Epoch %d: masked-LM loss %.3f\n", epoch,
-                total / static_cast<double>(std::max<size_t>(batches, 1)));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("Epoch %d: masked-LM loss %.3f; %.1f s, %.0f examples/s\n", epoch,
+                total / static_cast<double>(std::max<size_t>(batches, 1)), seconds,
+                static_cast<double>(examples_seen) / seconds);
+    std::fflush(stdout);
     bert->save_pretrained(f.save);
     io::atomic_write(f.save + "/vocab.txt", io::read_file(vocab, "vocab.txt"), "vocab.txt");
   }
@@ -318,8 +329,11 @@ int predict(const TextFlags& f, const Device device) {
   const std::string vocab = vocab_path(f);
   auto tokenizer = std::make_shared<data::BertTokenizer>(vocab);
   auto bert = std::make_shared<Bert>(BertConfig::from_json_file(f.pretrained + "/config.json"));
-  auto model = std::make_shared<SequenceClassifier>(bert, 2);
-  nn::load(*model, f.pretrained + "/model.safetensors");
+  const nn::SafetensorsContents saved = nn::load_file_with_metadata(f.pretrained + "/model.safetensors");
+  const auto pooling = saved.metadata.find("pooling");
+  auto model = std::make_shared<SequenceClassifier>(
+      bert, 2, examples::parse_pooling(pooling == saved.metadata.end() ? "cls" : pooling->second));
+  model->load_state_dict(saved.tensors);
   model->to(device);
   model->eval();
   data::EncodeOptions encode;

@@ -68,6 +68,9 @@ TEST_F(TextClassifierCli, BadFlagsAreOneLine) {
   r = text_classifier("--max-length 2");
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.output, "text_classifier: --max-length must be at least 3 ([CLS] x [SEP])\n");
+  r = text_classifier("--pooling max");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.output, "text_classifier: --pooling must be cls or mean, got \"max\"\n");
 }
 
 TEST_F(TextClassifierCli, AnInterruptedRunResumesToTheSameNumbers) {
@@ -119,9 +122,20 @@ TEST_F(TextClassifierCli, PretrainingWritesADirectoryTheFrozenModeReads) {
   ASSERT_EQ(frozen.status, 0) << frozen.output;
   EXPECT_NE(frozen.output.find("Training a head on a frozen BERT"), std::string::npos) << frozen.output;
   EXPECT_NE(epoch_result(frozen.output, 2).find("ROC AUC"), std::string::npos) << frozen.output;
-  // Without --pretrained: the baseline, a head on a random encoder.
-  const Outcome random = text_classifier(kSmall + "--epochs 1 --mode frozen");
+  // Without --pretrained: the baseline, a head on a random encoder; mean pooling, saved in
+  // the model's metadata so that predict pools the same way.
+  const std::string head_dir = dir_ + "/head";
+  const Outcome random =
+      text_classifier(kSmall + "--epochs 1 --mode frozen --pooling mean --save " + head_dir);
   ASSERT_EQ(random.status, 0) << random.output;
   EXPECT_NE(random.output.find("Training a head on a frozen random BERT"), std::string::npos)
       << random.output;
+  EXPECT_NE(random.output.find("batch 32, mean pooling"), std::string::npos) << random.output;
+  std::ifstream saved(head_dir + "/model.safetensors", std::ios::binary);
+  const std::string bytes(std::istreambuf_iterator<char>(saved), {});
+  EXPECT_NE(bytes.find("\"pooling\":\"mean\""), std::string::npos);
+  const Outcome predicted =
+      ember::test::run_example("text_classifier", "--mode predict --device cpu --pretrained " + head_dir +
+                                                      " < " + head_dir + "/vocab.txt");
+  EXPECT_EQ(predicted.status, 0) << predicted.output.substr(0, 500);
 }

@@ -27,7 +27,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON -DCMA
 
 targets=(ember_cuda_tests)
 all_targets=$(ninja -C "$BUILD" -t targets all)
-for t in ember_bench_ops ember_bench_train mnist; do
+for t in ember_bench_ops ember_bench_train mnist text_classifier; do
   if grep -q "^$t:" <<<"$all_targets"; then targets+=("$t"); else echo "prepare.sh: no target $t in this tree (skipped)"; fi
 done
 ninja -C "$BUILD" "${targets[@]}"
@@ -38,9 +38,9 @@ for t in "${targets[@]}"; do
   bin=$(find "$BUILD" -maxdepth 3 -type f -name "$t" -perm -u+x | head -1)
   [[ -n $bin ]] || { echo "prepare.sh: built $t but cannot find it" >&2; exit 1; }
   if ldd "$bin" | grep -q 'libcuda\.so'; then echo "prepare.sh: $t links the driver (libcuda)" >&2; exit 1; fi
-  # Google Benchmark (and, should they be missing there, OpenMP's and zlib's runtimes) are
-  # carried as the files the binary asks for (their sonames), as plain files.
-  for lib in $(readelf -d "$bin" | sed -n 's/.*Shared library: \[\(\(libbenchmark\|libgomp\|libz\)\.so[^]]*\)\].*/\1/p'); do
+  # Google Benchmark and utf8proc (and, should they be missing there, OpenMP's and zlib's
+  # runtimes) are carried as the files the binary asks for (their sonames), as plain files.
+  for lib in $(readelf -d "$bin" | sed -n 's/.*Shared library: \[\(\(libbenchmark\|libgomp\|libz\|libutf8proc\)\.so[^]]*\)\].*/\1/p'); do
     cp -L "$LIBDIR/$lib" "$DEST/lib/$lib"
   done
   strip --strip-unneeded -o "$DEST/bin/$t" "$bin"
@@ -51,6 +51,11 @@ if [[ -d data/mnist-sample ]]; then
 else
   echo "prepare.sh: no data/mnist-sample in this tree (skipped)"
 fi
+if [[ -d data/reviews ]]; then
+  mkdir -p "$DEST/data/reviews" && cp data/reviews/reviews.tsv.gz data/reviews/vocab.txt "$DEST/data/reviews/"
+else
+  echo "prepare.sh: no data/reviews in this tree (skipped)"
+fi
 cp tests/gpu/run.sh tests/gpu/find_cuda_libs.sh examples/common/compare_devices.py "$DEST/"
 
 # The rebuild kit: everything CMake needs there besides a CUDA toolkit with nvcc.
@@ -58,6 +63,7 @@ tar -czf "$DEST/kit/ember-src.tar.gz" --files-from <(git ls-files -co --exclude-
 tar -czf "$DEST/kit/eigen.tar.gz" -C / usr/include/eigen3 usr/share/eigen3/cmake
 tar -czf "$DEST/kit/googletest.tar.gz" -C /usr/src googletest
 tar -czf "$DEST/kit/zlib.tar.gz" -C / usr/include/zlib.h usr/include/zconf.h "${LIBDIR#/}/libz.a"
+tar -czf "$DEST/kit/utf8proc.tar.gz" -C / usr/include/utf8proc.h "${LIBDIR#/}/libutf8proc.a"
 (cd /usr/local/cuda/include && tar -czf "$DEST/kit/cudnn-include.tar.gz" cudnn*.h)
 
 {

@@ -78,6 +78,7 @@ rebuild() {
   tar -xzf "$KIT/kit/eigen.tar.gz" -C "$deps" || return 1
   tar -xzf "$KIT/kit/googletest.tar.gz" -C "$deps" || return 1
   tar -xzf "$KIT/kit/zlib.tar.gz" -C "$deps" || return 1
+  tar -xzf "$KIT/kit/utf8proc.tar.gz" -C "$deps" || return 1
   local cudnn_inc
   if [[ -f /usr/local/cuda/include/cudnn.h ]]; then
     cudnn_inc=/usr/local/cuda/include
@@ -93,18 +94,20 @@ rebuild() {
     -DCMAKE_INSTALL_PREFIX="$deps/gtest" >>"$OUT/rebuild.log" 2>&1 &&
     cmake --build "$deps/gtest-build" -j "$jobs" >>"$OUT/rebuild.log" 2>&1 &&
     cmake --install "$deps/gtest-build" >>"$OUT/rebuild.log" 2>&1 || { log "GoogleTest build failed"; return 1; }
-  log "Ember (ember_cuda_tests, mnist) with $nvcc"
+  log "Ember (ember_cuda_tests, mnist, text_classifier) with $nvcc"
   cmake -S "$src" -B "$WORK/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON \
     -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 -DEMBER_NATIVE=OFF \
     -DEMBER_BUILD_BENCH=OFF -DEMBER_BUILD_EXAMPLES=ON \
     -DEigen3_DIR="$deps/usr/share/eigen3/cmake" -DGTest_DIR="$deps/gtest/lib/cmake/GTest" \
     -DZLIB_INCLUDE_DIR="$deps/usr/include" -DZLIB_LIBRARY="$(find "$deps/usr/lib" -name libz.a | head -1)" \
+    -DUTF8PROC_INCLUDE_DIR="$deps/usr/include" -DUTF8PROC_LIBRARY="$(find "$deps/usr/lib" -name libutf8proc.a | head -1)" \
     -DCUDNN_INCLUDE_DIR="$cudnn_inc" -DCUDNN_LIBRARY="${CUDNN_SO:-cudnn-NOTFOUND}" \
     >>"$OUT/rebuild.log" 2>&1 || { log "configure failed (see rebuild.log)"; return 1; }
-  ninja -C "$WORK/build" -j "$jobs" ember_cuda_tests mnist >>"$OUT/rebuild.log" 2>&1 ||
+  ninja -C "$WORK/build" -j "$jobs" ember_cuda_tests mnist text_classifier >>"$OUT/rebuild.log" 2>&1 ||
     { log "build failed (see rebuild.log)"; return 1; }
   cp "$WORK/build/tests/ember_cuda_tests" "$BIN/ember_cuda_tests"
   cp "$WORK/build/examples/mnist" "$BIN/mnist"
+  cp "$WORK/build/examples/text_classifier" "$BIN/text_classifier"
   ROW[binaries]="rebuilt here ($((SECONDS - T0))s in)"
 }
 
@@ -158,6 +161,26 @@ else
   ROW[mnist]="not run (no mnist binary, data/mnist-sample, compare_devices.py or python3)"
 fi
 
+# ---- the text classifier on the GPU: its first steps (TEXT_LIMIT reviews, batches of 32,
+# max length 64) on the cpu and on cuda:0 from the same seed, the losses within 1e-4
+# relative (BERT's embeddings, attention, layer norm, gelu, AdamW and clipping on cuBLAS and
+# Ember's kernels); the dry run makes it short
+REVIEWS=$KIT/data/reviews
+TEXT_LIMIT=${TEXT_LIMIT:-512}
+text_steps=$((TEXT_LIMIT / 32 < 16 ? TEXT_LIMIT / 32 : 16))
+if [[ -x $BIN/text_classifier && -f $REVIEWS/reviews.tsv.gz && -f $KIT/compare_devices.py ]] &&
+  command -v python3 >/dev/null; then
+  log "text_classifier, $text_steps steps on the cpu and on cuda:0, compared"
+  timeout 240 python3 "$KIT/compare_devices.py" --data "$REVIEWS/reviews.tsv.gz" --steps "$text_steps" \
+    --arg=--vocab "--arg=$REVIEWS/vocab.txt" --arg=--limit "--arg=$TEXT_LIMIT" --arg=--max-length --arg=64 \
+    "$BIN/text_classifier" "$OUT/text_classifier" cuda:0 >"$OUT/text_classifier.log" 2>&1
+  rc=$?
+  ROW[text]="exit $rc: $(grep -E '^(cpu|cuda:0):' "$OUT/text_classifier.log" | tr '\n' ' ')"
+  ((rc == 0)) || ROW[text]+=" $(tail -2 "$OUT/text_classifier.log" | tr '\n' ' ')"
+else
+  ROW[text]="not run (no text_classifier binary, data/reviews, compare_devices.py or python3)"
+fi
+
 # ---- benchmarks ----
 BENCH_TABLE=$OUT/bench-summary.txt
 : >"$BENCH_TABLE"
@@ -182,6 +205,6 @@ echo "==== Ember GPU run summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), $((SECONDS - T
 printf '%-18s | %s\n' "GPU" "${ROW[gpu]}" "driver" "${ROW[cuda]:-unknown}" \
   "versions" "${ROW[versions]:-unknown}" "binaries" "${ROW[binaries]}" "parity suite" "${ROW[parity]}" \
   "blocking rerun" "${ROW[blocking]:-not needed}" \
-  "mnist (cuda:0)" "${ROW[mnist]}" "ember_bench_ops" "${ROW[ember_bench_ops]}" \
+  "mnist (cuda:0)" "${ROW[mnist]}" "text (cuda:0)" "${ROW[text]}" "ember_bench_ops" "${ROW[ember_bench_ops]}" \
   "ember_bench_train" "${ROW[ember_bench_train]}" "logs" "$OUT"
 [[ $PARITY_RC == 0 ]]
