@@ -3,9 +3,9 @@
 # Builds the CUDA test suite with warnings as errors and runs the `cuda` test label on two
 # emulated devices, cuBLAS and cuDNN through their models: in the default mode, with blocks
 # in reverse and in shuffled order, and with deferred streams. The label includes the mnist
-# comparison (an epoch on cuda:0 and cuda:1 against the CPU's). Any skip, and any failure,
-# fails the stage. Then tests/gpu/run.sh is dry-run once against the same binaries. Prints
-# the counts of each run.
+# comparison (an epoch on cuda:0 and cuda:1 against the CPU's) and the text classifier's (8
+# steps on cuda:0). Any skip, and any failure, fails the stage. Then tests/gpu/run.sh is
+# dry-run once against the same binaries. Prints the counts of each run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -15,7 +15,7 @@ T0=$SECONDS
 echo "=== emulated CUDA: configure + build ($BUILD)"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=EMULATE -DEMBER_WERROR=ON \
   -DEMBER_BUILD_BENCH=OFF -DEMBER_BUILD_EXAMPLES=ON >/dev/null
-cmake --build "$BUILD" -j "$JOBS" --target ember_cuda_tests mnist
+cmake --build "$BUILD" -j "$JOBS" --target ember_cuda_tests mnist text_classifier
 echo "=== emulated CUDA: built in $((SECONDS - T0))s"
 
 export EMBER_EMULATED_CUDA_DEVICES=2
