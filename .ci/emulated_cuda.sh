@@ -2,7 +2,8 @@
 # CI stage: the CUDA backend on the host emulator (EMBER_CUDA=EMULATE, tests/cuda_emulator).
 # Builds the CUDA test suite with warnings as errors and runs the `cuda` test label on two
 # emulated devices, cuBLAS and cuDNN through their models: in the default mode, with blocks
-# in reverse and in shuffled order, and with deferred streams. The label includes the mnist
+# and each block's threads in reverse and in shuffled order (a missing __syncthreads shows
+# there), and with deferred streams. The label includes the mnist
 # comparison (an epoch on cuda:0 and cuda:1 against the CPU's) and the text classifier's (8
 # steps on cuda:0). Any skip, and any failure, fails the stage. Then tests/gpu/run.sh is
 # dry-run once against the same binaries. Prints the counts of each run.
@@ -45,8 +46,9 @@ run_label() {
 }
 
 run_label "forward, immediate"
-run_label "reverse block order" EMBER_EMULATED_CUDA_BLOCK_ORDER=reverse
-run_label "shuffled block order" EMBER_EMULATED_CUDA_BLOCK_ORDER=shuffle:20261201
+run_label "reverse blocks, threads" EMBER_EMULATED_CUDA_BLOCK_ORDER=reverse EMBER_EMULATED_CUDA_THREAD_ORDER=reverse
+run_label "shuffled blocks, threads" EMBER_EMULATED_CUDA_BLOCK_ORDER=shuffle:20261201 \
+  EMBER_EMULATED_CUDA_THREAD_ORDER=shuffle:20261201
 run_label "deferred streams" EMBER_EMULATED_CUDA_STREAMS=deferred
 
 # tests/gpu/run.sh, the script a lent GPU runs, dry-run once against these binaries.

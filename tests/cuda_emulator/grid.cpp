@@ -4,8 +4,11 @@
 // until one of them waits at a barrier; that one keeps the fiber, and a new worker takes
 // the next thread. So a block without barriers costs one fiber switch, and one with
 // barriers a fiber per thread. When every thread has arrived, the barrier opens and the
-// waiting threads resume in thread order; a thread that has ended while others wait is a
-// kernel fault (on a GPU, a hang or undefined behaviour).
+// waiting threads resume; a thread that has ended while others wait is a kernel fault (on a
+// GPU, a hang or undefined behaviour). Threads start and resume in the thread order
+// (control.h): in thread order, reversed, or shuffled anew for the start and for every
+// barrier, so that a shared-memory read whose barrier is missing sees stale data in some
+// mode instead of always running after the write.
 #include <algorithm>
 #include <exception>
 #include <memory>
@@ -38,7 +41,9 @@ enum class ThreadState { Fresh, Running, AtBarrier, Done };
 struct Block {
   void (*thread)(void*);
   void* context;
-  unsigned size;  // threads
+  unsigned size;                       // threads
+  std::vector<unsigned> order;         // the order in which threads start, then resume at a barrier
+  std::mt19937_64* shuffle = nullptr;  // the launch's draws (shuffled thread order only)
   std::vector<ThreadState> state;
   std::vector<Fiber*> fiber_of;
   std::vector<std::unique_ptr<Fiber>> fibers;
@@ -69,7 +74,7 @@ std::string thread_name(unsigned t) {
 void worker(void* arg) {
   Block& b = *static_cast<Block*>(arg);
   while (b.fault.empty() && b.next_fresh < b.size) {
-    const unsigned t = b.next_fresh++;
+    const unsigned t = b.order[b.next_fresh++];
     b.state[t] = ThreadState::Running;
     b.fiber_of[t] = Fiber::current();
     enter_thread(b, t);
@@ -89,8 +94,19 @@ void resume(Fiber& f) {
   if (f.finished()) f.release_stack();
 }
 
+// The order of the block's next round of threads (its start, then each barrier's release).
+void draw_thread_order(Block& b) {
+  if (b.order.size() != b.size) {
+    b.order.resize(b.size);
+    std::iota(b.order.begin(), b.order.end(), 0u);
+    if (thread_order() == ThreadOrder::Reverse) std::reverse(b.order.begin(), b.order.end());
+  }
+  if (b.shuffle) std::shuffle(b.order.begin(), b.order.end(), *b.shuffle);
+}
+
 // Runs one block; returns the fault, "" when it ran to its end.
 std::string run_block(Block& b) {
+  draw_thread_order(b);
   b.state.assign(b.size, ThreadState::Fresh);
   b.fiber_of.assign(b.size, nullptr);
   b.fibers.clear();
@@ -116,7 +132,9 @@ std::string run_block(Block& b) {
       break;
     }
     ++b.epoch;
-    for (unsigned t = 0; t < b.size && b.fault.empty(); ++t) {
+    draw_thread_order(b);
+    for (unsigned i = 0; i < b.size && b.fault.empty(); ++i) {
+      const unsigned t = b.order[i];
       if (b.state[t] != ThreadState::AtBarrier) continue;
       b.state[t] = ThreadState::Running;
       enter_thread(b, t);
@@ -175,6 +193,11 @@ void run_grid(const LaunchConfig& config, int device, void (*thread)(void*), voi
   b.thread = thread;
   b.context = context;
   b.size = config.block.x * config.block.y * config.block.z;
+  std::mt19937_64 thread_shuffle;
+  if (thread_order() == ThreadOrder::Shuffle) {
+    thread_shuffle.seed(next_thread_shuffle_seed());
+    b.shuffle = &thread_shuffle;
+  }
   t_block = &b;
   const uint64_t blocks = uint64_t(config.grid.x) * config.grid.y * config.grid.z;
   std::string fault;

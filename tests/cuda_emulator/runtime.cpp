@@ -27,6 +27,22 @@ bool parse_size(const char* text, size_t* out) {
   return true;
 }
 
+// forward, reverse, shuffle or shuffle:SEED as 0, 1, 2 (BlockOrder's and ThreadOrder's
+// values) and the seed (0 without one).
+bool parse_order(const std::string& text, int* order, uint64_t* seed) {
+  *seed = 0;
+  if (text == "forward" || text == "reverse") {
+    *order = text == "forward" ? 0 : 1;
+    return true;
+  }
+  if (text.rfind("shuffle", 0) != 0) return false;
+  *order = 2;
+  size_t n = 0;
+  if (text.size() > 7 && !(text[7] == ':' && parse_size(text.c_str() + 8, &n))) return false;
+  *seed = n;
+  return true;
+}
+
 thread_local int t_device = 0;
 thread_local cudaError_t t_last = cudaSuccess;
 
@@ -62,21 +78,20 @@ State& state() {
             std::string("EMBER_EMULATED_CUDA_MEMORY=") + v + " is not a size (bytes, or with K, M or G)";
     }
     if (const char* v = std::getenv("EMBER_EMULATED_CUDA_BLOCK_ORDER")) {
-      const std::string o = v;
-      if (o == "forward") {
-        st->order = BlockOrder::Forward;
-      } else if (o == "reverse") {
-        st->order = BlockOrder::Reverse;
-      } else if (o.rfind("shuffle", 0) == 0) {
-        st->order = BlockOrder::Shuffle;
-        size_t seed = 0;
-        if (o.size() > 7 && !(o[7] == ':' && parse_size(o.c_str() + 8, &seed)))
-          st->config_error = "EMBER_EMULATED_CUDA_BLOCK_ORDER=" + o + ": expected shuffle or shuffle:SEED";
-        st->shuffle_seed = seed;
-      } else {
-        st->config_error =
-            "EMBER_EMULATED_CUDA_BLOCK_ORDER=" + o + ": expected forward, reverse or shuffle[:SEED]";
-      }
+      int order = 0;
+      if (parse_order(v, &order, &st->shuffle_seed))
+        st->order = static_cast<BlockOrder>(order);
+      else
+        st->config_error = std::string("EMBER_EMULATED_CUDA_BLOCK_ORDER=") + v +
+                           ": expected forward, reverse or shuffle[:SEED]";
+    }
+    if (const char* v = std::getenv("EMBER_EMULATED_CUDA_THREAD_ORDER")) {
+      int order = 0;
+      if (parse_order(v, &order, &st->thread_seed))
+        st->thread_order = static_cast<ThreadOrder>(order);
+      else
+        st->config_error = std::string("EMBER_EMULATED_CUDA_THREAD_ORDER=") + v +
+                           ": expected forward, reverse or shuffle[:SEED]";
     }
     if (const char* v = std::getenv("EMBER_EMULATED_CUDA_STREAMS")) {
       const std::string m = v;
@@ -139,6 +154,12 @@ uint64_t next_shuffle_seed() {
   return st.shuffle_seed * 0x9E3779B97F4A7C15ull + ++st.shuffles;
 }
 
+uint64_t next_thread_shuffle_seed() {
+  State& st = state();
+  Lock lock(st.mutex);
+  return st.thread_seed * 0xBF58476D1CE4E5B9ull + ++st.thread_shuffles;
+}
+
 // ---- control.h ---------------------------------------------------------------------------
 
 void set_block_order(BlockOrder order, uint64_t seed) {
@@ -150,6 +171,16 @@ void set_block_order(BlockOrder order, uint64_t seed) {
 BlockOrder block_order() {
   Lock lock(state().mutex);
   return state().order;
+}
+void set_thread_order(ThreadOrder order, uint64_t seed) {
+  Lock lock(state().mutex);
+  state().thread_order = order;
+  state().thread_seed = seed;
+  state().thread_shuffles = 0;
+}
+ThreadOrder thread_order() {
+  Lock lock(state().mutex);
+  return state().thread_order;
 }
 void set_memory_limit(int device, size_t bytes) {
   Lock lock(state().mutex);
@@ -180,13 +211,13 @@ std::string describe() {
   State& st = state();
   Lock lock(st.mutex);
   if (!st.config_error.empty()) return "emulated CUDA: " + st.config_error;
-  const char* order = st.order == BlockOrder::Forward   ? "forward"
-                      : st.order == BlockOrder::Reverse ? "reverse"
-                                                        : "shuffled";
+  const char* const orders[] = {"forward", "reverse", "shuffled"};
+  const char* order = orders[static_cast<int>(st.order)];
+  const char* threads = orders[static_cast<int>(st.thread_order)];
   return "CUDA runtime 13.0 (emulated: " + std::string(st.no_driver ? "no driver, " : "") +
          std::to_string(st.devices.size()) + " device(s), " + std::to_string(kMultiprocessors) +
-         " SMs each, blocks " + order + ", " + (st.deferred ? "deferred" : "immediate") +
-         " streams), cuBLAS and cuDNN modelled on the host";
+         " SMs each, blocks " + order + ", threads " + threads + ", " +
+         (st.deferred ? "deferred" : "immediate") + " streams), cuBLAS and cuDNN modelled on the host";
 }
 
 }  // namespace ember::emulation

@@ -7,6 +7,10 @@
 //                                 cudaGetDeviceCount says the driver is insufficient)
 //   EMBER_EMULATED_CUDA_MEMORY    per-device capacity: bytes, or with K, M or G (binary)
 //   EMBER_EMULATED_CUDA_BLOCK_ORDER  forward (default), reverse, shuffle or shuffle:SEED
+//   EMBER_EMULATED_CUDA_THREAD_ORDER forward (default), reverse, shuffle or shuffle:SEED: the
+//                                 order in which a block's threads start and, after each
+//                                 barrier, resume (a shuffle is drawn anew per barrier), so
+//                                 a read that lacks its __syncthreads() sees stale data
 //   EMBER_EMULATED_CUDA_STREAMS   immediate (default) or deferred: work waits in its
 //                                 stream until the next synchronisation point
 #include <cstddef>
@@ -18,10 +22,15 @@
 namespace ember::emulation {
 
 enum class BlockOrder { Forward, Reverse, Shuffle };
+enum class ThreadOrder { Forward, Reverse, Shuffle };
 
 /// The order in which a grid's blocks run (a shuffle is drawn per launch from seed).
 EMBER_API void set_block_order(BlockOrder order, uint64_t seed = 0);
 EMBER_API BlockOrder block_order();
+/// The order in which a block's threads start and resume after each barrier (a shuffle is
+/// drawn per block and per barrier from a sequence seeded by seed).
+EMBER_API void set_thread_order(ThreadOrder order, uint64_t seed = 0);
+EMBER_API ThreadOrder thread_order();
 /// Caps a device's memory (0: the default capacity); cudaMalloc beyond it fails.
 EMBER_API void set_memory_limit(int device, size_t bytes);
 /// Whether streams defer their work until a synchronisation point.

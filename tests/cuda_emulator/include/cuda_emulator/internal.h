@@ -58,6 +58,8 @@ struct State {
   std::vector<DeviceState> devices;
   BlockOrder order = BlockOrder::Forward;
   uint64_t shuffle_seed = 0, shuffles = 0;
+  ThreadOrder thread_order = ThreadOrder::Forward;
+  uint64_t thread_seed = 0, thread_shuffles = 0;
   bool deferred = false;
   std::string last_fault;
 };
@@ -86,6 +88,8 @@ void set_sticky_error(int device, cudaError_t error, const std::string& why);
 void set_launch_error(cudaError_t error, const std::string& why);
 /// The seed of the next launch's block shuffle (a sequence drawn from the configured seed).
 uint64_t next_shuffle_seed();
+/// The seed of the next launch's thread shuffles (likewise, from the thread order's seed).
+uint64_t next_thread_shuffle_seed();
 
 /// Runs a stream's queued work up to position, all of it, or all of a device's.
 void run_until(CUstream_st& s, uint64_t position);
