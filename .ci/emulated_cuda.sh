@@ -3,7 +3,8 @@
 # Builds the CUDA test suite with warnings as errors and runs the `cuda` test label on two
 # emulated devices, cuBLAS and cuDNN through their models: in the default mode, with blocks
 # and each block's threads in reverse and in shuffled order (a missing __syncthreads shows
-# there), and with deferred streams. The label includes the mnist
+# there), and with deferred streams; every run with strict devices (a kernel argument on
+# another device than its launch fails, peer access or not). The label includes the mnist
 # comparison (an epoch on cuda:0 and cuda:1 against the CPU's) and the text classifier's (8
 # steps on cuda:0). Any skip, and any failure, fails the stage. Then tests/gpu/run.sh is
 # dry-run once against the same binaries. Prints the counts of each run.
@@ -19,7 +20,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=EMULATE 
 cmake --build "$BUILD" -j "$JOBS" --target ember_cuda_tests mnist text_classifier
 echo "=== emulated CUDA: built in $((SECONDS - T0))s"
 
-export EMBER_EMULATED_CUDA_DEVICES=2
+export EMBER_EMULATED_CUDA_DEVICES=2 EMBER_EMULATED_CUDA_STRICT_DEVICES=1
 summary=()
 run_label() {
   local mode=$1

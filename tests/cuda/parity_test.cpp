@@ -128,9 +128,22 @@ void check_on(const OpSpec& spec, Device device) {
   if (backward) weight = rand(probe.shape()) + 0.5;  // float32, in [0.5, 1.5)
   const Run ref = run_op(spec, ref_args, weight);
 
-  // The device's inputs come from cuda:0 (for cuda:1 they cross devices first).
+  // On cuda:0 the inputs come from the host. On cuda:1 some cross from cuda:0 (which enables
+  // peer access both ways) and the others come straight from the host (a case whose
+  // arguments all do runs without peer access), alternating by argument and case, so that
+  // a kernel handed the other device's buffer fails there even outside strict devices.
   std::vector<Tensor> dev_args = leaves_on(spec, base, Device::cuda(0), kFloat32);
-  if (device != Device::cuda(0)) dev_args = leaves_on(spec, dev_args, device, kFloat32);
+  if (device != Device::cuda(0)) {
+    const std::vector<Tensor> direct = leaves_on(spec, base, device, kFloat32);
+    for (size_t i = 0; i < dev_args.size(); ++i) {
+      if ((i + seed_for(spec.label)) % 2 == 0) {
+        dev_args[i] = direct[i];
+        continue;
+      }
+      dev_args[i] = dev_args[i].detach().to(device).detach();
+      if (wants_grad(spec, i, dev_args[i])) dev_args[i].requires_grad_(true);
+    }
+  }
   Run got;
   {
     ember::test::PoisonGuard poison(ember::test::poison_for(probe.dtype()));

@@ -151,16 +151,17 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
   const char* call = "cublasGemmStridedBatchedEx ";
   if (k > 0) {
     const int a_cols = transposed(transa) ? m : k, b_cols = transposed(transb) ? k : n;
-    if (!accessible(d, A, span_bytes(a_rows, a_cols, lda, strideA, batchCount, element),
-                    std::string(call) + "A") ||
-        !accessible(d, B, span_bytes(b_rows, b_cols, ldb, strideB, batchCount, element),
-                    std::string(call) + "B"))
+    if (!argument_accessible(d, A, span_bytes(a_rows, a_cols, lda, strideA, batchCount, element),
+                             std::string(call) + "A") ||
+        !argument_accessible(d, B, span_bytes(b_rows, b_cols, ldb, strideB, batchCount, element),
+                             std::string(call) + "B"))
       return CUBLAS_STATUS_EXECUTION_FAILED;
   }
-  if (!accessible(d, C, span_bytes(m, n, ldc, strideC, batchCount, element), std::string(call) + "C"))
+  if (!argument_accessible(d, C, span_bytes(m, n, ldc, strideC, batchCount, element),
+                           std::string(call) + "C"))
     return CUBLAS_STATUS_EXECUTION_FAILED;
   if (handle->workspace_bytes &&
-      !accessible(d, handle->workspace, handle->workspace_bytes, std::string(call) + "workspace"))
+      !argument_accessible(d, handle->workspace, handle->workspace_bytes, std::string(call) + "workspace"))
     return CUBLAS_STATUS_EXECUTION_FAILED;
 
   Gemm g;

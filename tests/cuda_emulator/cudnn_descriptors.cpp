@@ -24,7 +24,7 @@ cudnnStatus_t check_pointer(cudnnHandle_t handle, const void* p, size_t bytes, s
   if (!p) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   if (reinterpret_cast<uintptr_t>(p) % alignment) return CUDNN_STATUS_BAD_PARAM_MISALIGNED_POINTER;
   Lock lock(state().mutex);
-  if (!accessible(handle->device, p, bytes, what)) return CUDNN_STATUS_EXECUTION_FAILED_CUDART;
+  if (!argument_accessible(handle->device, p, bytes, what)) return CUDNN_STATUS_EXECUTION_FAILED_CUDART;
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -61,9 +61,25 @@ bool accessible(int device, const void* p, size_t n, const std::string& what) {
   return false;
 }
 
+bool argument_accessible(int device, const void* p, size_t n, const std::string& what) {
+  if (state().strict_devices) {
+    const Where w = locate(p, n);
+    if (w.device >= 0 && w.device != device) {
+      set_sticky_error(
+          device, cudaErrorIllegalAddress,
+          what + ": " + hex(p) + " is memory of cuda:" + std::to_string(w.device) +
+              ", used on cuda:" + std::to_string(device) +
+              " (strict devices: arguments live on the device of their work, peer access or not)");
+      return false;
+    }
+  }
+  return accessible(device, p, n, what);
+}
+
 bool check_kernel_pointer(int device, const void* p, const char* kernel, int argument) {
   Lock lock(state().mutex);
-  return accessible(device, p, 1, std::string("kernel ") + kernel + " argument " + std::to_string(argument));
+  return argument_accessible(device, p, 1,
+                             std::string("kernel ") + kernel + " argument " + std::to_string(argument));
 }
 
 }  // namespace ember::emulation

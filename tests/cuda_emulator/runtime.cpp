@@ -100,6 +100,13 @@ State& state() {
       else if (m != "immediate")
         st->config_error = "EMBER_EMULATED_CUDA_STREAMS=" + m + ": expected immediate or deferred";
     }
+    if (const char* v = std::getenv("EMBER_EMULATED_CUDA_STRICT_DEVICES")) {
+      const std::string m = v;
+      if (m == "1" || m == "0")
+        st->strict_devices = m == "1";
+      else
+        st->config_error = "EMBER_EMULATED_CUDA_STRICT_DEVICES=" + m + ": expected 0 or 1";
+    }
     if (!st->config_error.empty()) st->devices.clear();
     return st;
   }();
@@ -197,6 +204,14 @@ void set_deferred_streams(bool deferred) {
   for (size_t d = 0; d < st.devices.size(); ++d) drain_device(static_cast<int>(d));
   st.deferred = deferred;
 }
+bool strict_devices() {
+  Lock lock(state().mutex);
+  return state().strict_devices;
+}
+void set_strict_devices(bool strict) {
+  Lock lock(state().mutex);
+  state().strict_devices = strict;
+}
 std::string last_fault() {
   Lock lock(state().mutex);
   return state().last_fault;
@@ -217,7 +232,8 @@ std::string describe() {
   return "CUDA runtime 13.0 (emulated: " + std::string(st.no_driver ? "no driver, " : "") +
          std::to_string(st.devices.size()) + " device(s), " + std::to_string(kMultiprocessors) +
          " SMs each, blocks " + order + ", threads " + threads + ", " +
-         (st.deferred ? "deferred" : "immediate") + " streams), cuBLAS and cuDNN modelled on the host";
+         (st.deferred ? "deferred" : "immediate") + " streams" +
+         (st.strict_devices ? ", strict devices" : "") + "), cuBLAS and cuDNN modelled on the host";
 }
 
 }  // namespace ember::emulation

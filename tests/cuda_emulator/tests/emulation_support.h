@@ -19,6 +19,13 @@ struct ClearEmulatorErrors {
   ~ClearEmulatorErrors() { emulation::clear_errors(); }
 };
 
+/// Sets the strict-devices mode for a scope (cases about peer access itself turn it off).
+struct StrictDevices {
+  explicit StrictDevices(bool strict) { emulation::set_strict_devices(strict); }
+  ~StrictDevices() { emulation::set_strict_devices(configured); }
+  bool configured = emulation::strict_devices();
+};
+
 /// n values of T on the current device, freed at scope end.
 template <class T>
 class DeviceArray {

@@ -17,6 +17,7 @@ using namespace ember;
 using ember::test::ClearEmulatorErrors;
 using ember::test::DeviceArray;
 using ember::test::OnDevice;
+using ember::test::StrictDevices;
 
 namespace {
 
@@ -72,6 +73,7 @@ TEST(EmulatedRuntime, AFreedBlockIsAnIllegalAddress) {
 
 TEST(EmulatedRuntime, AnotherDevicesMemoryNeedsPeerAccess) {
   ClearEmulatorErrors clear;
+  StrictDevices lenient(false);  // peer access itself (strict_devices_test.cpp: the strict mode)
   if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
   OnDevice on0(0);
   cudaDeviceDisablePeerAccess(1);  // whether or not an earlier copy enabled it
@@ -107,6 +109,7 @@ TEST(EmulatedRuntime, AnotherDevicesMemoryNeedsPeerAccess) {
 
 TEST(EmulatedRuntime, PointersInsideAKernelsParameterStructAreCheckedToo) {
   ClearEmulatorErrors clear;
+  StrictDevices lenient(false);
   if (cuda::device_count() < 2) GTEST_SKIP() << "needs two CUDA devices";
   OnDevice on0(0);
   cudaDeviceDisablePeerAccess(1);

@@ -98,8 +98,8 @@ TEST(EmulatedThreadOrder, AMissingBarrierBeforeASharedReadGivesStaleValuesOutOfT
   for (bool first_barrier : {false, true}) {
     const std::string which = first_barrier ? "after a first barrier" : "at the start";
     // With the barrier every thread reads its block's value, in every order.
-    for (emulation::ThreadOrder order :
-         {emulation::ThreadOrder::Forward, emulation::ThreadOrder::Reverse, emulation::ThreadOrder::Shuffle}) {
+    for (emulation::ThreadOrder order : {emulation::ThreadOrder::Forward, emulation::ThreadOrder::Reverse,
+                                         emulation::ThreadOrder::Shuffle}) {
       emulation::set_thread_order(order, 3);
       const std::vector<int> v = run_broadcast(first_barrier, true, blocks);
       for (unsigned i = 0; i < blocks * kThreads; ++i)

@@ -13,6 +13,10 @@
 //                                 a read that lacks its __syncthreads() sees stale data
 //   EMBER_EMULATED_CUDA_STREAMS   immediate (default) or deferred: work waits in its
 //                                 stream until the next synchronisation point
+//   EMBER_EMULATED_CUDA_STRICT_DEVICES  0 (default) or 1: a kernel's (cuBLAS's, cuDNN's)
+//                                 pointer argument on another device than the launch's is
+//                                 an illegal address even with peer access (peer copies
+//                                 through cudaMemcpyPeer(Async) stay allowed)
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -36,6 +40,9 @@ EMBER_API void set_memory_limit(int device, size_t bytes);
 /// Whether streams defer their work until a synchronisation point.
 EMBER_API bool deferred_streams();
 EMBER_API void set_deferred_streams(bool deferred);
+/// Whether kernel arguments must live on the launch's own device, peer access or not.
+EMBER_API bool strict_devices();
+EMBER_API void set_strict_devices(bool strict);
 /// The diagnosis of the latest sticky error (illegal address, kernel fault), "" if none.
 EMBER_API std::string last_fault();
 /// Clears every device's sticky error and this thread's last error (tests only: a real

@@ -61,6 +61,7 @@ struct State {
   ThreadOrder thread_order = ThreadOrder::Forward;
   uint64_t thread_seed = 0, thread_shuffles = 0;
   bool deferred = false;
+  bool strict_devices = false;
   std::string last_fault;
 };
 
@@ -112,5 +113,8 @@ Where locate(const void* p, size_t n);
 /// Whether device may use n bytes at p; if not, the device gets the sticky illegal
 /// address, the diagnosis naming what used them.
 bool accessible(int device, const void* p, size_t n, const std::string& what);
+/// accessible() for an argument of work that runs on device (a kernel, cuBLAS, cuDNN): in
+/// strict-devices mode memory of another device is refused even with peer access.
+bool argument_accessible(int device, const void* p, size_t n, const std::string& what);
 
 }  // namespace ember::emulation
