@@ -13,6 +13,7 @@
 #include "ember/kernels/cuda/cuda_context.h"
 
 #if defined(EMBER_CUDA_EMULATED)
+#include "cuda_emulator/control.h"
 #include "cuda_emulator/sanitizer.h"
 #endif
 #if defined(EMBER_EMULATION_ASAN)
@@ -70,6 +71,15 @@ class CudaCachingAllocator final : public Allocator {
 
   void deallocate(void* ptr, size_t nbytes, Device device) noexcept override {
     if (!ptr) return;
+#if defined(EMBER_CUDA_EMULATED)
+    // The block's next user queues on the device's stream at once: a copy on another stream
+    // still reading it must be ordered before that (the emulator checks, with deferred
+    // streams, and makes the device's error sticky if not).
+    try {
+      emulation::may_reuse(device.index, cuda_detail::stream(device.index), ptr, nbytes);
+    } catch (const Error&) {  // a broken device: nothing to check
+    }
+#endif
     if (cuda_detail::BlockPool* p = existing_pool(device.index)) {
       try {
         mark_in_stream_order(device.index, ptr, nbytes, false);

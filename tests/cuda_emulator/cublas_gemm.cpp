@@ -157,8 +157,9 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                              std::string(call) + "B"))
       return CUBLAS_STATUS_EXECUTION_FAILED;
   }
-  if (!argument_accessible(d, C, span_bytes(m, n, ldc, strideC, batchCount, element),
-                           std::string(call) + "C"))
+  const size_t c_bytes = span_bytes(m, n, ldc, strideC, batchCount, element);
+  if (!argument_accessible(d, C, c_bytes, std::string(call) + "C") ||
+      !may_write(stream_or_null(handle->stream, d), C, c_bytes, std::string(call) + "C"))
     return CUBLAS_STATUS_EXECUTION_FAILED;
   if (handle->workspace_bytes &&
       !argument_accessible(d, handle->workspace, handle->workspace_bytes, std::string(call) + "workspace"))

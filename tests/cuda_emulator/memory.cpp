@@ -76,10 +76,13 @@ bool argument_accessible(int device, const void* p, size_t n, const std::string&
   return accessible(device, p, n, what);
 }
 
-bool check_kernel_pointer(int device, const void* p, const char* kernel, int argument) {
+bool check_kernel_pointer(const LaunchConfig& config, int device, const void* p, int argument) {
   Lock lock(state().mutex);
-  return argument_accessible(device, p, 1,
-                             std::string("kernel ") + kernel + " argument " + std::to_string(argument));
+  const std::string what = std::string("kernel ") + config.kernel + " argument " + std::to_string(argument);
+  // Any argument may be written, so each is checked as a write. (A kernel that only reads
+  // a pending copy's source would be harmless; Ember queues none unordered with the copy.)
+  return argument_accessible(device, p, 1, what) &&
+         may_write(stream_or_null(config.stream, device), p, 1, what);
 }
 
 }  // namespace ember::emulation
@@ -114,6 +117,9 @@ cudaError_t cudaFree(void* ptr) {
     auto it = dev.live.find(reinterpret_cast<uintptr_t>(ptr));
     if (it == dev.live.end()) continue;
     drain_device(static_cast<int>(d));  // cudaFree waits for the device
+    // Not for another device's copies: one still queued to read the block keeps it (the
+    // fault is sticky; the copy, when it runs, reads memory that still exists).
+    if (!may_free(static_cast<int>(d), ptr, it->second)) return cudaErrorIllegalAddress;
 #if defined(EMBER_EMULATION_ASAN)
     ASAN_UNPOISON_MEMORY_REGION(ptr, it->second);  // the caching allocator may have poisoned parts
 #endif
@@ -144,12 +150,22 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpy
     return fail(cudaErrorInvalidMemcpyDirection);
   if (dst_device && !accessible(d, dst, count, "cudaMemcpyAsync destination")) return cudaErrorIllegalAddress;
   if (src_device && !accessible(d, src, count, "cudaMemcpyAsync source")) return cudaErrorIllegalAddress;
+  CUstream_st& queue = stream_or_null(stream, d);
+  const std::string what =
+      "cudaMemcpyAsync of " + std::to_string(count) + " bytes from " + hex(src) + " to " + hex(dst);
+  if (dst_device && !may_write(queue, dst, count, what)) return cudaErrorIllegalAddress;
   if (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyHostToHost) {
     // From pageable memory the source is staged before the call returns, so the caller
     // may reuse it at once.
     auto staged = std::make_shared<std::vector<unsigned char>>(
         static_cast<const unsigned char*>(src), static_cast<const unsigned char*>(src) + count);
     submit_function(stream, d, [dst, staged] { std::memcpy(dst, staged->data(), staged->size()); });
+  } else if (st.deferred) {
+    const uint64_t read = add_pending_read(queue, src, count, what);
+    submit_function(stream, d, [dst, src, count, read] {
+      std::memmove(dst, src, count);
+      retire_pending_read(read);
+    });
   } else {
     submit_function(stream, d, [dst, src, count] { std::memmove(dst, src, count); });
   }
@@ -167,7 +183,20 @@ cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int 
   // Staged through the host where peers cannot reach each other: each side on its device.
   if (!accessible(dst_device, dst, count, "cudaMemcpyPeerAsync destination")) return cudaErrorIllegalAddress;
   if (!accessible(src_device, src, count, "cudaMemcpyPeerAsync source")) return cudaErrorIllegalAddress;
-  submit_function(stream, d, [dst, src, count] { std::memmove(dst, src, count); });
+  CUstream_st& queue = stream_or_null(stream, d);
+  const std::string what = "cudaMemcpyPeerAsync of " + std::to_string(count) + " bytes from " + hex(src) +
+                           " on cuda:" + std::to_string(src_device) + " to " + hex(dst) +
+                           " on cuda:" + std::to_string(dst_device);
+  if (!may_write(queue, dst, count, what)) return cudaErrorIllegalAddress;
+  if (!st.deferred) {
+    submit_function(stream, d, [dst, src, count] { std::memmove(dst, src, count); });
+    return cudaSuccess;
+  }
+  const uint64_t read = add_pending_read(queue, src, count, what);
+  submit_function(stream, d, [dst, src, count, read] {
+    std::memmove(dst, src, count);
+    retire_pending_read(read);
+  });
   return cudaSuccess;
 }
 
@@ -178,6 +207,9 @@ cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t str
   if (const cudaError_t e = usable(d)) return e;
   if (count == 0) return cudaSuccess;
   if (!accessible(d, ptr, count, "cudaMemsetAsync")) return cudaErrorIllegalAddress;
+  CUstream_st& queue = stream_or_null(stream, d);
+  if (!may_write(queue, ptr, count, "cudaMemsetAsync of " + std::to_string(count) + " bytes at " + hex(ptr)))
+    return cudaErrorIllegalAddress;
   submit_function(stream, d, [ptr, value, count] { std::memset(ptr, value, count); });
   return cudaSuccess;
 }

@@ -2,7 +2,7 @@
 // queues it until a synchronisation point (a stream or device synchronisation, cudaFree)
 // so that a missing synchronisation shows as a wrong value. An event is a position in its
 // stream; waiting for it queues a drain of that stream up to there. Launches are checked
-// here as a GPU checks them.
+// here as a GPU checks them. (pending_reads.cpp: what a copy still queued reads.)
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -124,6 +124,13 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   if (!event->stream) return cudaSuccess;  // never recorded: nothing to wait for
   CUstream_st* waited = event->stream;
   const uint64_t position = event->position;
+  // From here on the stream is ordered after the waited stream's work up to position, and
+  // after what that stream had waited for (the stream-order checks, pending_reads.cpp).
+  CUstream_st& waiter = stream_or_null(stream, d);
+  if (waited != &waiter) {
+    for (const auto& [id, p] : waited->waited) waiter.waited[id] = std::max(waiter.waited[id], p);
+    waiter.waited[waited->id] = std::max(waiter.waited[waited->id], position);
+  }
   submit_function(stream, d, [waited, position] { run_until(*waited, position); });
   return cudaSuccess;
 }

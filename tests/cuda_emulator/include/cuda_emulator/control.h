@@ -12,7 +12,9 @@
 //                                 barrier, resume (a shuffle is drawn anew per barrier), so
 //                                 a read that lacks its __syncthreads() sees stale data
 //   EMBER_EMULATED_CUDA_STREAMS   immediate (default) or deferred: work waits in its
-//                                 stream until the next synchronisation point
+//                                 stream until the next synchronisation point, and the
+//                                 memory a queued copy will read may not be written by
+//                                 another stream's unordered work, freed or reused meanwhile
 //   EMBER_EMULATED_CUDA_STRICT_DEVICES  0 (default) or 1: a kernel's (cuBLAS's, cuDNN's)
 //                                 pointer argument on another device than the launch's is
 //                                 an illegal address even with peer access (peer copies
@@ -22,6 +24,8 @@
 #include <string>
 
 #include "ember/core/export.h"
+
+struct CUstream_st;  // cudaStream_t's target
 
 namespace ember::emulation {
 
@@ -43,6 +47,11 @@ EMBER_API void set_deferred_streams(bool deferred);
 /// Whether kernel arguments must live on the launch's own device, peer access or not.
 EMBER_API bool strict_devices();
 EMBER_API void set_strict_devices(bool strict);
+/// For Ember's caching allocator: n bytes at p go back to device's cache, from which work
+/// queued on stream may get them at once. With deferred streams, a copy still queued on
+/// another stream that stream has not waited for, reading them, makes this false and the
+/// device's error sticky, the diagnosis naming both streams and the copy.
+EMBER_API bool may_reuse(int device, CUstream_st* stream, const void* p, size_t n);
 /// The diagnosis of the latest sticky error (illegal address, kernel fault), "" if none.
 EMBER_API std::string last_fault();
 /// Clears every device's sticky error and this thread's last error (tests only: a real

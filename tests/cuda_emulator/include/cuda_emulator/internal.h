@@ -3,7 +3,9 @@
 // it, kernels included), errors (errors.cpp: a call's error is this thread's last error,
 // cleared by cudaGetLastError; an illegal address or a kernel fault is sticky for its
 // device until clear_errors(), as a fault breaks a real context), the streams' queues
-// (streams.cpp) and the pointer checks (memory.cpp).
+// (streams.cpp), the pointer checks (memory.cpp) and the stream-order checks of deferred
+// streams (pending_reads.cpp).
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -19,8 +21,19 @@
 #include "cuda_emulator/launch.h"
 #include "cuda_emulator/runtime.h"
 
+// A number per stream for the life of the process (a destroyed stream's address may be reused).
+inline uint64_t ember_emulated_stream_id() {
+  static std::atomic<uint64_t> next{0};
+  return ++next;
+}
+
 struct CUstream_st {
   int device = 0;
+  uint64_t id = ember_emulated_stream_id();
+  // How far this stream's queue is ordered after other streams' work, by stream id: a
+  // cudaStreamWaitEvent queued here waits for that stream's queue up to the position (and
+  // for what that stream had waited for then).
+  std::map<uint64_t, uint64_t> waited;
   struct Work {
     void (*run)(void*);
     std::shared_ptr<void> context;
@@ -63,6 +76,15 @@ struct State {
   bool deferred = false;
   bool strict_devices = false;
   std::string last_fault;
+  // Deferred streams: copies queued but not yet run, with the device memory they read.
+  struct PendingRead {
+    uintptr_t begin, end;
+    CUstream_st* stream;
+    uint64_t position;  // the copy's place in its stream (done once executed reaches it)
+    std::string copy;   // what it is, for the diagnosis
+  };
+  std::map<uint64_t, PendingRead> pending_reads;
+  uint64_t pending_serial = 0;
 };
 
 /// The runtime's state, made from the environment on first use and never destroyed.
@@ -103,6 +125,21 @@ void submit_function(cudaStream_t s, int device, F f) {
   submit(
       s, device, [](void* c) { (*static_cast<F*>(c))(); }, std::move(holder));
 }
+
+/// "stream 3 of cuda:1" or "the default stream of cuda:0", for diagnoses.
+std::string stream_name(const CUstream_st& s);
+
+/// Deferred streams (pending_reads.cpp): a copy queued on stream s that reads n device bytes
+/// at src is a pending read until it runs; returns the id that run_pending_read() retires.
+uint64_t add_pending_read(CUstream_st& s, const void* src, size_t n, const std::string& copy);
+void retire_pending_read(uint64_t id);
+/// Whether work queued on stream s (what) may write n bytes at p: not while a copy queued on
+/// another stream that s has not waited for still reads them. If it may not, the device
+/// gets the sticky cudaErrorIllegalAddress, the diagnosis naming both streams and the copy.
+bool may_write(CUstream_st& s, const void* p, size_t n, const std::string& what);
+/// Whether n bytes at p, freed on device, are free of copies still queued to read them
+/// (sticky cudaErrorIllegalAddress if not).
+bool may_free(int device, const void* p, size_t n);
 
 /// Where n bytes at p lie: the owning device, or -1 and why they are not device memory.
 struct Where {

@@ -24,9 +24,10 @@ struct LaunchConfig {
 /// Checks the configuration; on success returns true with the launch's device, else
 /// records the error cudaGetLastError reports and returns false.
 EMBER_API bool begin_launch(const LaunchConfig& config, int* device);
-/// Whether p (non-null) lies in memory that device may access; if not, the device gets the
-/// sticky cudaErrorIllegalAddress naming the kernel and argument.
-EMBER_API bool check_kernel_pointer(int device, const void* p, const char* kernel, int argument);
+/// Whether p (non-null) lies in memory that device may access (and, with deferred streams,
+/// that no copy queued on another stream still reads: the kernel may write it); if not,
+/// the device gets the sticky cudaErrorIllegalAddress naming the kernel and argument.
+EMBER_API bool check_kernel_pointer(const LaunchConfig& config, int device, const void* p, int argument);
 /// Runs every thread of the grid through thread(context), recording a fault as sticky.
 EMBER_API void run_grid(const LaunchConfig& config, int device, void (*thread)(void*), void* context);
 /// Runs work on the stream: now, or at its next synchronisation with deferred streams.
@@ -41,12 +42,12 @@ struct CarriesPointers<T, std::void_t<decltype(emulated_pointers(std::declval<co
     : std::true_type {};
 
 template <class T>
-bool check_argument(int device, const T& value, const char* kernel, int argument) {
+bool check_argument(const LaunchConfig& config, int device, const T& value, int argument) {
   if constexpr (std::is_pointer<T>::value) {
-    return value == nullptr || check_kernel_pointer(device, value, kernel, argument);
+    return value == nullptr || check_kernel_pointer(config, device, value, argument);
   } else if constexpr (CarriesPointers<T>::value) {
     for (const void* p : emulated_pointers(value))
-      if (p && !check_kernel_pointer(device, p, kernel, argument)) return false;
+      if (p && !check_kernel_pointer(config, device, p, argument)) return false;
     return true;
   } else {
     return true;
@@ -79,8 +80,7 @@ void launch(const LaunchConfig& config, Kernel kernel, Args&&... args) {
       L{config, device, kernel, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)});
   bool ok = true;
   int i = 0;
-  std::apply([&](const auto&... a) { ((ok = ok && check_argument(device, a, config.kernel, i++)), ...); },
-             l->args);
+  std::apply([&](const auto&... a) { ((ok = ok && check_argument(config, device, a, i++)), ...); }, l->args);
   if (ok) submit(config.stream, device, &L::run, std::move(l));
 }
 
