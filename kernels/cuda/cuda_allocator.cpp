@@ -73,11 +73,13 @@ class CudaCachingAllocator final : public Allocator {
     if (!ptr) return;
 #if defined(EMBER_CUDA_EMULATED)
     // The block's next user queues on the device's stream at once: a copy on another stream
-    // still reading it must be ordered before that (the emulator checks, with deferred
-    // streams, and makes the device's error sticky if not).
+    // still reading it must be ordered before that (with deferred streams, the only mode
+    // where a copy can still be queued, the emulator checks and makes the device's error
+    // sticky if not).
     try {
-      emulation::may_reuse(device.index, cuda_detail::stream(device.index), ptr, nbytes);
-    } catch (const Error&) {  // a broken device: nothing to check
+      if (emulation::deferred_streams())
+        emulation::may_reuse(device.index, cuda_detail::stream(device.index), ptr, nbytes);
+    } catch (...) {  // a broken device: nothing to check
     }
 #endif
     if (cuda_detail::BlockPool* p = existing_pool(device.index)) {
