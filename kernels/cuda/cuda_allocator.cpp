@@ -3,6 +3,7 @@
 #include "ember/kernels/cuda/cuda_allocator.h"
 
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -23,6 +24,18 @@ namespace ember {
 namespace {
 
 std::atomic<int> g_alloc_fill{-1};
+
+// EMBER_CUDA_CACHING_ALLOCATOR, read once (docs/DESIGN.md, CUDA).
+bool caching_enabled() {
+  static const bool enabled = [] {
+    try {
+      return cuda_detail::caching_enabled_by(std::getenv("EMBER_CUDA_CACHING_ALLOCATOR"));
+    } catch (const std::invalid_argument& e) {
+      raise<ValueError>(e.what());
+    }
+  }();
+  return enabled;
+}
 
 #if defined(EMBER_EMULATION_ASAN)
 // Emulated device memory is host memory, so AddressSanitizer can guard it: the caching
@@ -59,7 +72,8 @@ class CudaCachingAllocator final : public Allocator {
     cuda_detail::BlockPool& p = pool(device.index);
     void* ptr = p.allocate(nbytes);
     if (!ptr) throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
-    mark_in_stream_order(device.index, ptr, nbytes, true);
+    // A pass-through block is all the allocation: AddressSanitizer guards its end itself.
+    if (!p.exact()) mark_in_stream_order(device.index, ptr, nbytes, true);
     const int fill = g_alloc_fill.load(std::memory_order_relaxed);
     if (fill >= 0) {
       CudaDeviceGuard guard(device.index);
@@ -72,7 +86,8 @@ class CudaCachingAllocator final : public Allocator {
     if (!ptr) return;
     if (cuda_detail::BlockPool* p = existing_pool(device.index)) {
       try {
-        mark_in_stream_order(device.index, ptr, nbytes, false);
+        // A pass-through block goes back to cudaFree, which waits for the device first.
+        if (!p->exact()) mark_in_stream_order(device.index, ptr, nbytes, false);
       } catch (const Error&) {  // a broken device: the block is not poisoned, that is all
       }
       p->deallocate(ptr);
@@ -86,9 +101,10 @@ class CudaCachingAllocator final : public Allocator {
     builtin_cuda_backend().check_device(Device::cuda(device));
     auto& slot = pools_[static_cast<size_t>(device)];
     if (!slot) {
+      const bool exact = !caching_enabled();
       // The pool outlives every tensor: it is never destroyed (see DeviceContext).
       slot = new cuda_detail::BlockPool(
-          [device](size_t n) -> void* {
+          [device, exact](size_t n) -> void* {
             CudaDeviceGuard guard(device);
             void* p = nullptr;
             const cudaError_t err = cudaMalloc(&p, n);
@@ -98,7 +114,9 @@ class CudaCachingAllocator final : public Allocator {
             }
             EMBER_CUDA_CHECK(err);
 #if defined(EMBER_EMULATION_ASAN)
-            ASAN_POISON_MEMORY_REGION(p, n);  // a new segment is all free blocks
+            if (!exact) ASAN_POISON_MEMORY_REGION(p, n);  // a new segment is all free blocks
+#else
+            (void)exact;
 #endif
             return p;
           },
@@ -114,7 +132,8 @@ class CudaCachingAllocator final : public Allocator {
             // Cached blocks may still be read by queued kernels: wait before freeing them.
             CudaDeviceGuard guard(device);
             EMBER_CUDA_CHECK(cudaStreamSynchronize(cuda_detail::stream(device)));
-          });
+          },
+          exact);
     }
     return *slot;
   }
