@@ -3,6 +3,7 @@
 #include "ember/kernels/cuda/cuda_allocator.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -65,15 +66,64 @@ void mark_in_stream_order(int device, void* p, size_t n, bool usable) {
 void mark_in_stream_order(int, void*, size_t, bool) {}
 #endif
 
+#if defined(EMBER_CUDA_EMULATED) && !defined(EMBER_EMULATION_ASAN)
+// Without AddressSanitizer, the emulated build still sees a write past a cached block's end:
+// each block is asked for kGuardBytes more than the tensor needs, that guard is filled with
+// a canary when the block is handed out and checked when it is returned, both in stream
+// order. A changed canary ends the process (as a GPU's memory checker does), so the test that
+// ran the kernel fails in every emulated mode; the ASan build names the kernel.
+constexpr size_t kGuardBytes = 32;
+constexpr unsigned char kCanary = 0xA5;
+
+void arm_guard(int device, void* p, size_t nbytes) {
+  CudaDeviceGuard guard(device);
+  EMBER_CUDA_CHECK(
+      cudaMemsetAsync(static_cast<char*>(p) + nbytes, kCanary, kGuardBytes, cuda_detail::stream(device)));
+}
+
+void check_guard_in_stream_order(int device, void* p, size_t nbytes) {
+  struct Check {
+    const unsigned char* guard;
+    void* block;
+    size_t nbytes;
+    int device;
+  };
+  auto check =
+      std::make_unique<Check>(Check{static_cast<const unsigned char*>(p) + nbytes, p, nbytes, device});
+  EMBER_CUDA_CHECK(cudaLaunchHostFunc(
+      cuda_detail::stream(device),
+      [](void* c) {
+        const std::unique_ptr<Check> owned(static_cast<Check*>(c));
+        for (size_t i = 0; i < kGuardBytes; ++i)
+          if (owned->guard[i] != kCanary) {
+            std::fprintf(stderr,
+                         "ember: device memory overrun on cuda:%d: byte %zu past the end of a %zu-byte "
+                         "allocation at %p was written (a kernel or copy ran past a tensor's end; the "
+                         "AddressSanitizer build names it)\n",
+                         owned->device, i, owned->nbytes, owned->block);
+            std::abort();
+          }
+      },
+      check.get()));
+  (void)check.release();  // queued: the function owns it now
+}
+#else
+constexpr size_t kGuardBytes = 0;
+void arm_guard(int, void*, size_t) {}
+void check_guard_in_stream_order(int, void*, size_t) {}
+#endif
+
 class CudaCachingAllocator final : public Allocator {
  public:
   void* allocate(size_t nbytes, Device device) override {
     if (nbytes == 0) return nullptr;
     cuda_detail::BlockPool& p = pool(device.index);
-    void* ptr = p.allocate(nbytes);
+    // A pass-through block is all the allocation (a memory checker guards its end itself).
+    const size_t guard_bytes = p.exact() ? 0 : kGuardBytes;
+    void* ptr = p.allocate(nbytes + guard_bytes);
     if (!ptr) throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
-    // A pass-through block is all the allocation: AddressSanitizer guards its end itself.
     if (!p.exact()) mark_in_stream_order(device.index, ptr, nbytes, true);
+    if (guard_bytes) arm_guard(device.index, ptr, nbytes);
     const int fill = g_alloc_fill.load(std::memory_order_relaxed);
     if (fill >= 0) {
       CudaDeviceGuard guard(device.index);
@@ -87,7 +137,10 @@ class CudaCachingAllocator final : public Allocator {
     if (cuda_detail::BlockPool* p = existing_pool(device.index)) {
       try {
         // A pass-through block goes back to cudaFree, which waits for the device first.
-        if (!p->exact()) mark_in_stream_order(device.index, ptr, nbytes, false);
+        if (!p->exact()) {
+          if (kGuardBytes) check_guard_in_stream_order(device.index, ptr, nbytes);
+          mark_in_stream_order(device.index, ptr, nbytes, false);
+        }
       } catch (const Error&) {  // a broken device: the block is not poisoned, that is all
       }
       p->deallocate(ptr);

@@ -109,7 +109,7 @@ judge() {
       failed=$(grep -m3 -oE '[0-9]+ - [^ ]+ \((Failed|Subprocess aborted|SEGFAULT|Timeout|Exception)[^)]*\)' "$log" |
         sed -E 's/^[0-9]+ - //' | paste -sd, - || true)
       local report
-      report=$(grep -m1 -oE 'ERROR: AddressSanitizer: [a-z-]+' "$log" || true)
+      report=$(grep -m1 -oE 'ERROR: AddressSanitizer: [a-z-]+|ember: device memory overrun on cuda:[0-9]+' "$log" || true)
       echo "$cls, $name mode: ${report:+$report in }${failed:-ctest failed (see $log)}"
       return 0
     fi
