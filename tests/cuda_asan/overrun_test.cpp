@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "ember/ember.h"
+#include "ember/kernels/cuda/cuda_context.h"
 #include "ember/kernels/cuda/launch.cuh"
 
 using namespace ember;
@@ -29,8 +30,8 @@ TEST(CudaAddressSanitizer, AKernelWritingOnePastATensorIsAReportNamingTheKernel)
       {
         // 1001 floats: a tail that ends mid-block and mid-warp.
         Tensor t = zeros({1001}, TensorOptions().device(Device::cuda(0)));
-        EMBER_LAUNCH(write_one_past_the_end_kernel, 4, 256, 0, nullptr, static_cast<float*>(t.raw_data()),
-                     t.numel());
+        EMBER_LAUNCH(write_one_past_the_end_kernel, 4, 256, 0, cuda_detail::stream(0),
+                     static_cast<float*>(t.raw_data()), t.numel());
         cudaDeviceSynchronize();
       },
       "AddressSanitizer: (heap-buffer-overflow|use-after-poison).*WRITE of size "
@@ -39,8 +40,8 @@ TEST(CudaAddressSanitizer, AKernelWritingOnePastATensorIsAReportNamingTheKernel)
 
 TEST(CudaAddressSanitizer, TheSameKernelWithinBoundsIsNoReport) {
   Tensor t = zeros({1001}, TensorOptions().device(Device::cuda(0)));
-  EMBER_LAUNCH(write_one_past_the_end_kernel, 4, 256, 0, nullptr, static_cast<float*>(t.raw_data()),
-               t.numel() - 1);
+  EMBER_LAUNCH(write_one_past_the_end_kernel, 4, 256, 0, cuda_detail::stream(0),
+               static_cast<float*>(t.raw_data()), t.numel() - 1);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::vector<float> v = t.cpu().to_vector<float>();
   EXPECT_EQ(v.front(), 1.0f);
