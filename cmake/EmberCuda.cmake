@@ -99,7 +99,15 @@ function(ember_configure_emulated_cuda_target target)
     endif()
     if(_src MATCHES "kernels/cuda/.*\\.(cu|cpp)$")
       # Kernels carry `#pragma unroll`, which GCC does not know.
-      set_source_files_properties(${_src} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS -Wno-unknown-pragmas)
+      set(_options -Wno-unknown-pragmas)
+      if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+        # Index width: a 64-bit index (a tensor's numel, a grid-stride position) narrowed to
+        # 32 bits goes wrong only past 2^31 elements, which no test reaches; clang names every
+        # such implicit narrowing at compile time, so here it is an error whatever
+        # EMBER_WERROR says (tests/cuda/mutations/M14_int32_index.patch must not compile).
+        list(APPEND _options -Werror=shorten-64-to-32 -Werror=implicit-int-conversion)
+      endif()
+      set_source_files_properties(${_src} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "${_options}")
     endif()
   endforeach()
 endfunction()

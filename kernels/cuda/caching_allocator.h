@@ -10,6 +10,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -37,6 +38,17 @@ inline std::string oom_message(size_t requested, int device, size_t reserved) {
          " on cuda:" + std::to_string(device) + "; " + format_bytes(reserved) + " reserved)";
 }
 
+/// EMBER_CUDA_CACHING_ALLOCATOR's value: unset, "1" or "0" (as PyTorch's
+/// PYTORCH_NO_CUDA_MEMORY_CACHING=1, for a memory checker: every block is its own cudaMalloc
+/// of exactly the bytes asked for, freed with cudaFree). Throws std::invalid_argument for
+/// anything else, so that a misspelt setting does not pass silently.
+inline bool caching_enabled_by(const char* value) {
+  if (value == nullptr || std::string(value) == "1") return true;
+  if (std::string(value) == "0") return false;
+  throw std::invalid_argument(std::string("EMBER_CUDA_CACHING_ALLOCATOR must be 0 or 1, got \"") + value +
+                              "\"");
+}
+
 struct PoolStats {
   size_t allocated = 0, reserved = 0, peak_allocated = 0, peak_reserved = 0;
   uint64_t raw_allocs = 0, raw_frees = 0;
@@ -58,9 +70,14 @@ class BlockPool {
   static constexpr size_t kMidSegment = 20u << 20;
   static constexpr size_t kLargeRound = 2u << 20;  // larger segments: multiples of 2 MiB
 
+  /// exact: no cache; every request is a raw allocation of exactly its size, freed when the
+  /// block is (EMBER_CUDA_CACHING_ALLOCATOR=0), so a memory checker sees each block's end.
   BlockPool(
-      RawAlloc raw_alloc, RawFree raw_free, Sync sync = [] {})
-      : raw_alloc_(std::move(raw_alloc)), raw_free_(std::move(raw_free)), sync_(std::move(sync)) {}
+      RawAlloc raw_alloc, RawFree raw_free, Sync sync = [] {}, bool exact = false)
+      : raw_alloc_(std::move(raw_alloc)),
+        raw_free_(std::move(raw_free)),
+        sync_(std::move(sync)),
+        exact_(exact) {}
   ~BlockPool() {
     // Only whole segments are returned; a pool destroyed with live blocks leaks them (the
     // CUDA allocators live for the whole process and are never destroyed).
@@ -80,6 +97,7 @@ class BlockPool {
   /// the driver and the request tried once more; nullptr when that fails too.
   void* allocate(size_t nbytes) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (exact_) return allocate_exact(nbytes);
     const size_t size = round_size(nbytes);
     const bool small = size <= kSmallRequest;
     Block* b = take_free(size, small);
@@ -108,6 +126,13 @@ class BlockPool {
     Block* b = it->second;
     live_.erase(it);
     stats_.allocated -= b->size;
+    if (exact_) {
+      raw_free_(b->ptr);
+      ++stats_.raw_frees;
+      stats_.reserved -= b->size;
+      delete b;
+      return;
+    }
     b->free = true;
     if (b->prev && b->prev->free) b = merge(b->prev, b);
     if (b->next && b->next->free) b = merge(b, b->next);
@@ -129,6 +154,8 @@ class BlockPool {
     stats_.peak_allocated = stats_.allocated;
     stats_.peak_reserved = stats_.reserved;
   }
+  /// Whether requests pass through at their exact size (no cache).
+  bool exact() const { return exact_; }
   /// The size of the block handed out at ptr (0 when unknown).
   size_t block_size(void* ptr) const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -165,14 +192,26 @@ class BlockPool {
     return b;
   }
 
-  Block* new_segment(size_t size, bool small) {
-    const size_t seg = segment_size(size);
+  Block* new_segment(size_t size, bool small) { return new_segment_of(segment_size(size), small); }
+  Block* new_segment_of(size_t seg, bool small) {
     void* p = raw_alloc_(seg);
     if (!p) return nullptr;
     ++stats_.raw_allocs;
     stats_.reserved += seg;
     if (stats_.reserved > stats_.peak_reserved) stats_.peak_reserved = stats_.reserved;
     return new Block{static_cast<char*>(p), seg, small};
+  }
+
+  // The pass-through: a segment of exactly nbytes per request, with the driver's own
+  // out-of-memory retry (nothing is cached, so nothing can be released first).
+  void* allocate_exact(size_t nbytes) {
+    Block* b = new_segment_of(nbytes, false);
+    if (!b) return nullptr;
+    b->free = false;
+    live_.emplace(b->ptr, b);
+    stats_.allocated += b->size;
+    if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
+    return b->ptr;
   }
 
   // Cuts the unused tail of b off as a free block when it is worth keeping apart.
@@ -220,6 +259,7 @@ class BlockPool {
   RawAlloc raw_alloc_;
   RawFree raw_free_;
   Sync sync_;
+  bool exact_;
   mutable std::mutex mutex_;
   FreeSet free_small_, free_large_;
   std::unordered_map<void*, Block*> live_;

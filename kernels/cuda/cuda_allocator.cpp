@@ -3,6 +3,8 @@
 #include "ember/kernels/cuda/cuda_allocator.h"
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -24,6 +26,18 @@ namespace ember {
 namespace {
 
 std::atomic<int> g_alloc_fill{-1};
+
+// EMBER_CUDA_CACHING_ALLOCATOR, read once (docs/DESIGN.md, CUDA).
+bool caching_enabled() {
+  static const bool enabled = [] {
+    try {
+      return cuda_detail::caching_enabled_by(std::getenv("EMBER_CUDA_CACHING_ALLOCATOR"));
+    } catch (const std::invalid_argument& e) {
+      raise<ValueError>(e.what());
+    }
+  }();
+  return enabled;
+}
 
 #if defined(EMBER_EMULATION_ASAN)
 // Emulated device memory is host memory, so AddressSanitizer can guard it: the caching
@@ -53,14 +67,64 @@ void mark_in_stream_order(int device, void* p, size_t n, bool usable) {
 void mark_in_stream_order(int, void*, size_t, bool) {}
 #endif
 
+#if defined(EMBER_CUDA_EMULATED) && !defined(EMBER_EMULATION_ASAN)
+// Without AddressSanitizer, the emulated build still sees a write past a cached block's end:
+// each block is asked for kGuardBytes more than the tensor needs, that guard is filled with
+// a canary when the block is handed out and checked when it is returned, both in stream
+// order. A changed canary ends the process (as a GPU's memory checker does), so the test that
+// ran the kernel fails in every emulated mode; the ASan build names the kernel.
+constexpr size_t kGuardBytes = 32;
+constexpr unsigned char kCanary = 0xA5;
+
+void arm_guard(int device, void* p, size_t nbytes) {
+  CudaDeviceGuard guard(device);
+  EMBER_CUDA_CHECK(
+      cudaMemsetAsync(static_cast<char*>(p) + nbytes, kCanary, kGuardBytes, cuda_detail::stream(device)));
+}
+
+void check_guard_in_stream_order(int device, void* p, size_t nbytes) {
+  struct Check {
+    const unsigned char* guard;
+    void* block;
+    size_t nbytes;
+    int device;
+  };
+  auto check =
+      std::make_unique<Check>(Check{static_cast<const unsigned char*>(p) + nbytes, p, nbytes, device});
+  EMBER_CUDA_CHECK(cudaLaunchHostFunc(
+      cuda_detail::stream(device),
+      [](void* c) {
+        const std::unique_ptr<Check> owned(static_cast<Check*>(c));
+        for (size_t i = 0; i < kGuardBytes; ++i)
+          if (owned->guard[i] != kCanary) {
+            std::fprintf(stderr,
+                         "ember: device memory overrun on cuda:%d: byte %zu past the end of a %zu-byte "
+                         "allocation at %p was written (a kernel or copy ran past a tensor's end; the "
+                         "AddressSanitizer build names it)\n",
+                         owned->device, i, owned->nbytes, owned->block);
+            std::abort();
+          }
+      },
+      check.get()));
+  (void)check.release();  // queued: the function owns it now
+}
+#else
+constexpr size_t kGuardBytes = 0;
+void arm_guard(int, void*, size_t) {}
+void check_guard_in_stream_order(int, void*, size_t) {}
+#endif
+
 class CudaCachingAllocator final : public Allocator {
  public:
   void* allocate(size_t nbytes, Device device) override {
     if (nbytes == 0) return nullptr;
     cuda_detail::BlockPool& p = pool(device.index);
-    void* ptr = p.allocate(nbytes);
+    // A pass-through block is all the allocation (a memory checker guards its end itself).
+    const size_t guard_bytes = p.exact() ? 0 : kGuardBytes;
+    void* ptr = p.allocate(nbytes + guard_bytes);
     if (!ptr) throw OutOfMemoryError(cuda_detail::oom_message(nbytes, device.index, p.stats().reserved));
-    mark_in_stream_order(device.index, ptr, nbytes, true);
+    if (!p.exact()) mark_in_stream_order(device.index, ptr, nbytes, true);
+    if (guard_bytes) arm_guard(device.index, ptr, nbytes);
     const int fill = g_alloc_fill.load(std::memory_order_relaxed);
     if (fill >= 0) {
       CudaDeviceGuard guard(device.index);
@@ -84,7 +148,11 @@ class CudaCachingAllocator final : public Allocator {
 #endif
     if (cuda_detail::BlockPool* p = existing_pool(device.index)) {
       try {
-        mark_in_stream_order(device.index, ptr, nbytes, false);
+        // A pass-through block goes back to cudaFree, which waits for the device first.
+        if (!p->exact()) {
+          if (kGuardBytes) check_guard_in_stream_order(device.index, ptr, nbytes);
+          mark_in_stream_order(device.index, ptr, nbytes, false);
+        }
       } catch (const Error&) {  // a broken device: the block is not poisoned, that is all
       }
       p->deallocate(ptr);
@@ -98,9 +166,10 @@ class CudaCachingAllocator final : public Allocator {
     builtin_cuda_backend().check_device(Device::cuda(device));
     auto& slot = pools_[static_cast<size_t>(device)];
     if (!slot) {
+      const bool exact = !caching_enabled();
       // The pool outlives every tensor: it is never destroyed (see DeviceContext).
       slot = new cuda_detail::BlockPool(
-          [device](size_t n) -> void* {
+          [device, exact](size_t n) -> void* {
             CudaDeviceGuard guard(device);
             void* p = nullptr;
             const cudaError_t err = cudaMalloc(&p, n);
@@ -110,7 +179,9 @@ class CudaCachingAllocator final : public Allocator {
             }
             EMBER_CUDA_CHECK(err);
 #if defined(EMBER_EMULATION_ASAN)
-            ASAN_POISON_MEMORY_REGION(p, n);  // a new segment is all free blocks
+            if (!exact) ASAN_POISON_MEMORY_REGION(p, n);  // a new segment is all free blocks
+#else
+            (void)exact;
 #endif
             return p;
           },
@@ -126,7 +197,8 @@ class CudaCachingAllocator final : public Allocator {
             // Cached blocks may still be read by queued kernels: wait before freeing them.
             CudaDeviceGuard guard(device);
             EMBER_CUDA_CHECK(cudaStreamSynchronize(cuda_detail::stream(device)));
-          });
+          },
+          exact);
     }
     return *slot;
   }

@@ -1,5 +1,6 @@
 // Emulated device memory: each cudaMalloc is its own 256-byte aligned host allocation of
-// exactly the size asked for (so AddressSanitizer sees overruns), recorded per device, with
+// exactly the size asked for (so AddressSanitizer sees overruns), filled with 0xFF bytes
+// (NaNs: uninitialised memory is not zeros), recorded per device, with
 // recent frees remembered for the diagnosis. Copies and memsets check their device ends:
 // a host pointer, a freed block, a range past an allocation's end, or another device's
 // memory without peer access is a sticky cudaErrorIllegalAddress.
@@ -102,6 +103,9 @@ cudaError_t cudaMalloc(void** ptr, size_t size) {
   void* p = nullptr;
   // Exactly size bytes, so AddressSanitizer sees an overrun past the end.
   if (::posix_memalign(&p, kAlignment, size) != 0 || !p) return fail(cudaErrorMemoryAllocation);
+  // cudaMalloc gives no zeros: fresh memory is all 0xFF bytes, a NaN as float or double
+  // (and -1 as an integer), so a kernel that reads what nobody wrote shows it.
+  std::memset(p, 0xFF, size);
   dev.live[reinterpret_cast<uintptr_t>(p)] = size;
   dev.used += rounded;
   *ptr = p;

@@ -4,10 +4,12 @@
 
 #include <cstdlib>
 #include <map>
+#include <stdexcept>
 
 #include "ember/kernels/cuda/caching_allocator.h"
 
 using ember::cuda_detail::BlockPool;
+using ember::cuda_detail::caching_enabled_by;
 using ember::cuda_detail::format_bytes;
 using ember::cuda_detail::oom_message;
 
@@ -35,6 +37,54 @@ struct FakeDevice {
 };
 constexpr size_t MiB = 1u << 20;
 }  // namespace
+
+TEST(CachingAllocator, TheSettingIsZeroOrOne) {
+  EXPECT_TRUE(caching_enabled_by(nullptr));
+  EXPECT_TRUE(caching_enabled_by("1"));
+  EXPECT_FALSE(caching_enabled_by("0"));
+  EXPECT_THROW(caching_enabled_by("off"), std::invalid_argument);
+  EXPECT_THROW(caching_enabled_by(""), std::invalid_argument);
+}
+
+// EMBER_CUDA_CACHING_ALLOCATOR=0: no rounding, no cache, no segments shared between blocks.
+TEST(CachingAllocator, ExactModePassesEveryRequestThrough) {
+  std::map<void*, size_t> raw;
+  BlockPool pool(
+      [&](size_t n) -> void* {
+        void* p = std::malloc(n);
+        raw[p] = n;
+        return p;
+      },
+      [&](void* p) {
+        raw.erase(p);
+        std::free(p);
+      },
+      [] {}, /*exact=*/true);
+  ASSERT_TRUE(pool.exact());
+  void* a = pool.allocate(4004);
+  void* b = pool.allocate(1);
+  ASSERT_EQ(raw.size(), 2u);
+  EXPECT_EQ(raw.at(a), 4004u);
+  EXPECT_EQ(raw.at(b), 1u);
+  EXPECT_EQ(pool.block_size(a), 4004u);
+  auto s = pool.stats();
+  EXPECT_EQ(s.allocated, 4005u);
+  EXPECT_EQ(s.reserved, 4005u);
+  EXPECT_EQ(s.raw_allocs, 2u);
+  pool.deallocate(a);
+  EXPECT_EQ(raw.count(a), 0u);  // freed at once, not cached
+  void* c = pool.allocate(4004);
+  EXPECT_EQ(raw.at(c), 4004u);
+  pool.deallocate(b);
+  pool.deallocate(c);
+  s = pool.stats();
+  EXPECT_TRUE(raw.empty());
+  EXPECT_EQ(s.allocated, 0u);
+  EXPECT_EQ(s.reserved, 0u);
+  EXPECT_EQ(s.raw_allocs, 3u);
+  EXPECT_EQ(s.raw_frees, 3u);
+  EXPECT_EQ(s.peak_allocated, 4005u);
+}
 
 TEST(CachingAllocator, FormatsSizesAndTheOutOfMemoryMessage) {
   EXPECT_EQ(format_bytes(100), "100 bytes");

@@ -271,6 +271,7 @@ std::vector<OpSpec> build() {
   for (OpSpec& s : pointwise_cases()) push(std::move(s));
   for (OpSpec& s : scalars_cases()) push(std::move(s));
   for (OpSpec& s : attention_cases()) push(std::move(s));
+  for (OpSpec& s : tails_cases()) push(std::move(s));
   return ops;
 }
 

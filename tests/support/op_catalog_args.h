@@ -39,5 +39,8 @@ std::vector<OpSpec> pointwise_cases();
 std::vector<OpSpec> scalars_cases();
 /// scaled_dot_product_attention's cases (op_catalog_attention.cpp).
 std::vector<OpSpec> attention_cases();
+/// Sizes that end mid-block and mid-warp, and writes into views with more base after them:
+/// the CUDA kernels' tails (op_catalog_tails.cpp).
+std::vector<OpSpec> tails_cases();
 
 }  // namespace ember::test
