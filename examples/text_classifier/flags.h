@@ -16,6 +16,7 @@ struct TextFlags {
   std::string plot;               // SVG of the loss and test accuracy
   std::string metrics;            // CSV of the logged losses and test accuracies
   std::string pooling = "cls";    // the classifier's input: cls | mean
+  std::string padding = "skip";   // skip: the BERT computes real tokens only; compute: padded
   int epochs = 3;
   int batch_size = 32;
   int max_length = 128;

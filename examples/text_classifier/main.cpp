@@ -22,10 +22,12 @@
 #include "ember/ember.h"
 #include "flags.h"
 #include "models.h"
+#include "small_config.h"
 
 namespace {
 using namespace ember;
 using examples::SequenceClassifier;
+using examples::small_config;
 using examples::TextFlags;
 using nn::models::Bert;
 using nn::models::BertConfig;
@@ -37,19 +39,6 @@ void on_interrupt(int) { g_stop = 1; }
 int g_batches_left = -1;
 void count_batch() {
   if (g_batches_left > 0 && --g_batches_left == 0) g_stop = 1;
-}
-
-// The default model: small enough to train in minutes on two CPU cores (hidden 128, 2 layers,
-// 4 heads: the configuration the transformers reference used).
-BertConfig small_config(int64_t vocab_size, int64_t max_length) {
-  BertConfig c;
-  c.vocab_size = vocab_size;
-  c.hidden_size = 128;
-  c.num_hidden_layers = 2;
-  c.num_attention_heads = 4;
-  c.intermediate_size = 512;
-  c.max_position_embeddings = std::max<int64_t>(128, max_length);
-  return c;
 }
 
 bool exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
@@ -124,6 +113,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
       f.pretrained.empty()
           ? std::make_shared<Bert>(small_config(static_cast<int64_t>(tokenizer->vocab_size()), f.max_length))
           : Bert::from_pretrained(f.pretrained);
+  bert->set_skip_padding(f.padding == "skip");
   if (bert->config.vocab_size < static_cast<int64_t>(tokenizer->vocab_size()))
     throw ValueError("the vocabulary (" + vocab + ") has " + std::to_string(tokenizer->vocab_size()) +
                      " tokens but the model's embeddings only " + std::to_string(bert->config.vocab_size));
@@ -264,6 +254,7 @@ int pretrain(const TextFlags& f, const Device device, const data::TextClassifica
              std::shared_ptr<const data::BertTokenizer> tokenizer, const std::string& vocab) {
   auto bert =
       std::make_shared<Bert>(small_config(static_cast<int64_t>(tokenizer->vocab_size()), f.max_length));
+  bert->set_skip_padding(f.padding == "skip");
   auto mlm = std::make_shared<examples::MaskedLanguageModel>(bert);
   mlm->to(device);
   data::TextCollateOptions collate;
@@ -329,6 +320,7 @@ int predict(const TextFlags& f, const Device device) {
   const std::string vocab = vocab_path(f);
   auto tokenizer = std::make_shared<data::BertTokenizer>(vocab);
   auto bert = std::make_shared<Bert>(BertConfig::from_json_file(f.pretrained + "/config.json"));
+  bert->set_skip_padding(f.padding == "skip");
   const nn::SafetensorsContents saved = nn::load_file_with_metadata(f.pretrained + "/model.safetensors");
   const auto pooling = saved.metadata.find("pooling");
   auto model = std::make_shared<SequenceClassifier>(

@@ -1,5 +1,7 @@
 // Elementwise ops on the CPU: each op is a functor from kernels/functors.h run by the loops
 // of cpu_loops.h.
+#include <algorithm>
+
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cpu/cpu_backend.h"
@@ -75,7 +77,8 @@ void CpuBackend::binary_scalar(BinaryOp op, const Tensor& out, const Tensor& a, 
 }
 
 void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  // Select through one three-operand loop: view cond's bytes and pick per element.
+  // Row by row, as cpu::map2: the outer dims through the offset calculator, the innermost
+  // run as a plain loop (a per-element offset computation cost more than the select).
   EMBER_DISPATCH_ALL(out.dtype(), "where", [&] {
     scalar_t* o = static_cast<scalar_t*>(out.raw_data());
     const bool* pc = static_cast<const bool*>(cond.raw_data());
@@ -84,13 +87,25 @@ void CpuBackend::where(const Tensor& out, const Tensor& cond, const Tensor& a, c
     const Shape ostrides = contiguous_strides(out.shape());
     const auto calc =
         cpu::plan_loop<4>(out.shape(), {&ostrides, &cond.strides(), &a.strides(), &b.strides()});
-    parallel_for(out.numel(), kParallelGrain, [&](int64_t lo, int64_t hi) {
-      int64_t off[4];
-      for (int64_t i = lo; i < hi; ++i) {
-        calc.get(i, off);
-        o[off[0]] = pc[off[1]] ? pa[off[2]] : pb[off[3]];
-      }
-    });
+    const int64_t inner = calc.ndim ? calc.sizes[0] : 1;
+    const int64_t sc = calc.ndim ? calc.strides[1][0] : 0, sa = calc.ndim ? calc.strides[2][0] : 0,
+                  sb = calc.ndim ? calc.strides[3][0] : 0;
+    const OffsetCalculator<4> outer = drop_innermost(calc);
+    const int64_t rows = out.numel() / (inner ? inner : 1);
+    parallel_for(rows, std::max<int64_t>(1, kParallelGrain / (inner ? inner : 1)),
+                 [&](int64_t lo, int64_t hi) {
+                   int64_t off[4];
+                   for (int64_t r = lo; r < hi; ++r) {
+                     outer.get(r, off);
+                     scalar_t* po = o + r * inner;
+                     const bool* c = pc + off[1];
+                     const scalar_t *x = pa + off[2], *y = pb + off[3];
+                     if (sc == 1 && sa == 1 && sb == 1)
+                       for (int64_t j = 0; j < inner; ++j) po[j] = c[j] ? x[j] : y[j];
+                     else
+                       for (int64_t j = 0; j < inner; ++j) po[j] = c[j * sc] ? x[j * sa] : y[j * sb];
+                   }
+                 });
   });
 }
 

@@ -1,4 +1,6 @@
 // fill, arange and the Philox draws on the CPU.
+#include <algorithm>
+
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cast.h"
 #include "ember/kernels/cpu/cpu_backend.h"
@@ -32,11 +34,16 @@ void CpuBackend::random(const Tensor& out, RandomKind kind, double a, double b, 
   EMBER_DISPATCH_NUMERIC(out.dtype(), "random", [&] {
     scalar_t* o = static_cast<scalar_t*>(out.raw_data());
     const uint64_t range = kind == RandomKind::Integer ? static_cast<uint64_t>(b - a) : 0;
-    parallel_for(out.numel(), 4096, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) {
-        const auto u = static_cast<uint64_t>(i);
-        const philox::Words r = philox::draw(offset + u / 4, seed);
-        o[i] = static_cast<scalar_t>(philox::value_from(kind, a, b, range, r, static_cast<unsigned>(u % 4)));
+    // One Philox draw gives the four elements of a group (element i reads word i % 4 of
+    // draw offset + i / 4): draw once per group, not once per element.
+    const int64_t n = out.numel();
+    parallel_for((n + 3) / 4, 1024, [&](int64_t lo, int64_t hi) {
+      for (int64_t g = lo; g < hi; ++g) {
+        const philox::Words r = philox::draw(offset + static_cast<uint64_t>(g), seed);
+        const int64_t end = std::min(n, 4 * g + 4);
+        for (int64_t i = 4 * g; i < end; ++i)
+          o[i] = static_cast<scalar_t>(
+              philox::value_from(kind, a, b, range, r, static_cast<unsigned>(i - 4 * g)));
       }
     });
   });

@@ -13,6 +13,7 @@
 #include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
+#include "ember/core/ops/index.h"
 #include "ember/core/ops/views.h"
 #include "ember/nn/init.h"
 #include "ember/nn/serialization.h"
@@ -50,6 +51,57 @@ void init_like_transformers(Module& model, double std) {
   }
 }
 
+// A layer and the encoder read the same on a padded batch (Span: its key mask) and on
+// packed tokens (Span: BertPackedSequences).
+template <class Span>
+Tensor run(BertLayer& l, const Tensor& hidden, const Span& span) {
+  const Tensor a = (*l.attention)(hidden, span);
+  return (*l.output)((*l.intermediate)(a), a);
+}
+
+template <class Span>
+Tensor run(BertEncoder& e, const Tensor& hidden, const Span& span) {
+  Tensor x = hidden;
+  for (const auto& l : *e.layer) x = static_cast<BertLayer&>(*l)(x, span);
+  return x;
+}
+
+// Where a padded batch's real tokens are (attention_mask != 0), read on the host.
+struct TokenPlacement {
+  BertPackedSequences packed;
+  std::vector<int64_t> rows;       // b * L + i of each real token, sequence by sequence
+  std::vector<int64_t> positions;  // i of each real token
+  std::vector<int64_t> unpack;     // each of the B * L positions' packed row; N for padding
+};
+
+TokenPlacement place_tokens(const Tensor& attention_mask) {
+  const int64_t B = attention_mask.size(0), L = attention_mask.size(1);
+  const std::vector<int64_t> mask = attention_mask.cpu().to(kInt64).contiguous().to_vector<int64_t>();
+  TokenPlacement p;
+  p.packed.offsets.reserve(static_cast<size_t>(B + 1));
+  p.packed.offsets.push_back(0);
+  p.unpack.resize(mask.size());
+  int64_t padded = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t i = 0; i < L; ++i) {
+      const auto at = static_cast<size_t>(b * L + i);
+      if (mask[at] == 0) {
+        p.unpack[at] = -1;
+        ++padded;
+        continue;
+      }
+      p.unpack[at] = static_cast<int64_t>(p.rows.size());
+      p.rows.push_back(b * L + i);
+      p.positions.push_back(i);
+    }
+    p.packed.offsets.push_back(static_cast<int64_t>(p.rows.size()));
+  }
+  if (padded > 0)
+    for (int64_t& u : p.unpack)
+      if (u < 0) u = static_cast<int64_t>(p.rows.size());
+  return p;
+}
+
 }  // namespace
 
 BertEmbeddings::BertEmbeddings(const BertConfig& c) : ForwardingModule("BertEmbeddings") {
@@ -75,10 +127,15 @@ Tensor BertEmbeddings::forward(const Tensor& input_ids, const Tensor& token_type
       token_type_ids.defined()
           ? token_type_ids
           : zeros(input_ids.shape(), TensorOptions().dtype(kInt64).device(input_ids.device()));
-  const Tensor positions = arange(double(length), TensorOptions().dtype(kInt64).device(input_ids.device()));
+  return forward(input_ids, types,
+                 arange(double(length), TensorOptions().dtype(kInt64).device(input_ids.device())));
+}
+
+Tensor BertEmbeddings::forward(const Tensor& input_ids, const Tensor& token_type_ids,
+                               const Tensor& position_ids) {
   // In transformers' order: (words + types) + positions.
-  Tensor x = (*word_embeddings)(input_ids) + (*token_type_embeddings)(types);
-  x = x + (*position_embeddings)(positions);
+  Tensor x = (*word_embeddings)(input_ids) + (*token_type_embeddings)(token_type_ids);
+  x = x + (*position_embeddings)(position_ids);
   return (*dropout)((*layer_norm)(x));
 }
 
@@ -99,6 +156,25 @@ Tensor BertSelfAttention::forward(const Tensor& hidden, const Tensor& mask) {
       scaled_dot_product_attention(heads((*query)(hidden)), heads((*key)(hidden)), heads((*value)(hidden)),
                                    mask, is_training() ? dropout_p : 0.0);
   return reshape(transpose(out, 1, 2), {B, L, H});
+}
+
+Tensor BertSelfAttention::forward(const Tensor& hidden, const BertPackedSequences& packed) {
+  const int64_t H = hidden.size(1), head_size = H / num_heads;
+  const Tensor q = (*query)(hidden), k = (*key)(hidden), v = (*value)(hidden);
+  std::vector<Tensor> outs;
+  outs.reserve(packed.offsets.size());
+  for (size_t b = 0; b + 1 < packed.offsets.size(); ++b) {
+    const int64_t start = packed.offsets[b], n = packed.offsets[b + 1] - start;
+    if (n == 0) continue;  // an all-padding sequence has no token to compute
+    // [n, H] -> [heads, n, H / heads]; every key of the sequence is real: no mask.
+    auto heads = [&](const Tensor& x) {
+      return transpose(reshape(x.narrow(0, start, n), {n, num_heads, head_size}), 0, 1);
+    };
+    const Tensor out =
+        scaled_dot_product_attention(heads(q), heads(k), heads(v), Tensor(), is_training() ? dropout_p : 0.0);
+    outs.push_back(reshape(transpose(out, 0, 1), {n, H}));
+  }
+  return cat(outs, 0);
 }
 
 BertResidualOutput::BertResidualOutput(const char* type_name, int64_t in_features, const BertConfig& c)
@@ -125,6 +201,10 @@ Tensor BertAttention::forward(const Tensor& hidden, const Tensor& mask) {
   return (*output)((*self_attention)(hidden, mask), hidden);
 }
 
+Tensor BertAttention::forward(const Tensor& hidden, const BertPackedSequences& packed) {
+  return (*output)((*self_attention)(hidden, packed), hidden);
+}
+
 BertIntermediate::BertIntermediate(const BertConfig& c)
     : Module("BertIntermediate"), activation(c.hidden_act) {
   dense = register_module("dense", std::make_shared<Linear>(c.hidden_size, c.intermediate_size));
@@ -143,9 +223,10 @@ BertLayer::BertLayer(const BertConfig& c) : ForwardingModule("BertLayer") {
   output = register_module("output", std::make_shared<BertOutput>(c));
 }
 
-Tensor BertLayer::forward(const Tensor& hidden, const Tensor& mask) {
-  const Tensor a = (*attention)(hidden, mask);
-  return (*output)((*intermediate)(a), a);
+Tensor BertLayer::forward(const Tensor& hidden, const Tensor& mask) { return run(*this, hidden, mask); }
+
+Tensor BertLayer::forward(const Tensor& hidden, const BertPackedSequences& packed) {
+  return run(*this, hidden, packed);
 }
 
 BertEncoder::BertEncoder(const BertConfig& c) : ForwardingModule("BertEncoder") {
@@ -153,10 +234,10 @@ BertEncoder::BertEncoder(const BertConfig& c) : ForwardingModule("BertEncoder") 
   for (int64_t i = 0; i < c.num_hidden_layers; ++i) layer->append(std::make_shared<BertLayer>(c));
 }
 
-Tensor BertEncoder::forward(const Tensor& hidden, const Tensor& mask) {
-  Tensor x = hidden;
-  for (const auto& l : *layer) x = static_cast<BertLayer&>(*l)(x, mask);
-  return x;
+Tensor BertEncoder::forward(const Tensor& hidden, const Tensor& mask) { return run(*this, hidden, mask); }
+
+Tensor BertEncoder::forward(const Tensor& hidden, const BertPackedSequences& packed) {
+  return run(*this, hidden, packed);
 }
 
 BertPooler::BertPooler(const BertConfig& c) : Module("BertPooler") {
@@ -197,10 +278,34 @@ BertModelOutput Bert::forward(const Tensor& input_ids, const Tensor& attention_m
                         ", got ", shape_str(t.shape()));
   // transformers (SDPA) turns the 1/0 mask into a bool mask over keys, [B, 1, 1, L]: padded
   // keys get no weight; a row with no key to attend gives zeros.
+  if (skip_padding_ && attention_mask.defined())
+    return forward_packed(input_ids, attention_mask, token_type_ids);
   Tensor mask;
   if (attention_mask.defined())
     mask = reshape(ne(attention_mask, 0), {input_ids.size(0), 1, 1, input_ids.size(1)});
   const Tensor hidden = (*encoder)((*embeddings)(input_ids, token_type_ids), mask);
+  return {hidden, (*pooler)(hidden)};
+}
+
+BertModelOutput Bert::forward_packed(const Tensor& input_ids, const Tensor& attention_mask,
+                                     const Tensor& token_type_ids) {
+  const int64_t B = input_ids.size(0), L = input_ids.size(1), H = config.hidden_size;
+  const TokenPlacement p = place_tokens(attention_mask);
+  const auto n = static_cast<int64_t>(p.rows.size());
+  if (n == B * L) {  // no padding: the padded path is the packed one, without the gathers
+    const Tensor hidden = (*encoder)((*embeddings)(input_ids, token_type_ids), Tensor());
+    return {hidden, (*pooler)(hidden)};
+  }
+  const Device d = input_ids.device();
+  const Tensor rows = from_vector(p.rows, {n}).to(d);
+  auto gather = [&](const Tensor& t) { return index_select(t.reshape({B * L}), 0, rows); };
+  const Tensor types =
+      token_type_ids.defined() ? gather(token_type_ids) : zeros({n}, TensorOptions().dtype(kInt64).device(d));
+  const Tensor packed =
+      (*encoder)((*embeddings)(gather(input_ids), types, from_vector(p.positions, {n}).to(d)), p.packed);
+  // Back to [B, L, H]: padded positions read a zero row appended after the N real ones.
+  const Tensor with_zero = cat({packed, zeros({1, H}, TensorOptions(packed.dtype()).device(d))}, 0);
+  const Tensor hidden = index_select(with_zero, 0, from_vector(p.unpack, {B * L}).to(d)).reshape({B, L, H});
   return {hidden, (*pooler)(hidden)};
 }
 
