@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Ember against its peers on the training step, batch-1 inference and the untuned ResNet, in
 one run: Ember (ember_bench_train), LibTorch (ember_bench_libtorch, the C++ peer) and any
-Python PyTorch given with --python. The peers alternate, in a rotating order, for
+Python PyTorch given with --python. With --suite text: the BERT text classifier's step and
+batch-1 inference instead (ember_bench_text against ember_bench_libtorch's twin rows, on the
+same corpus batches, which Ember writes to a temporary file the twin reads; no Python peer). The peers alternate, in a rotating order, for
 --repetitions rounds; each cell is the median of the rounds. With --under-load the same is
 repeated while one other busy process (`yes > /dev/null`) runs. The load average is printed
 before and after each condition, and the goals of bench/README.md are checked at the end.
 
     python3 bench/compare_peers.py --build build [--python /usr/bin/python3 --python .venv/bin/python]
-        [--repetitions 5] [--under-load] [--markdown table.md]
+        [--repetitions 5] [--under-load] [--markdown table.md] [--suite cnn|text]
 """
 import argparse
 import json
@@ -15,12 +17,17 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 from ember_rows import run_ember
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROWS = [f"{w}/cpu/{b}/threads:{t}" for t in (1, 2)
-        for w, b in (("train_step", 64), ("infer", 1), ("infer", 64), ("resnet_train_step", 64))]
+CNN_ROWS = [f"{w}/cpu/{b}/threads:{t}" for t in (1, 2)
+            for w, b in (("train_step", 64), ("infer", 1), ("infer", 64), ("resnet_train_step", 64))]
+TEXT_ROWS = [f"{w}/threads:{t}" for t in (1, 2)
+             for w in ("bert_train_step/cpu/32", "bert_train_step_padded/cpu/32", "bert_infer/cpu/1/128",
+                       "bert_infer/cpu/1/48")]
+ROWS = CNN_ROWS
 FILTER = "^(" + "|".join(ROWS) + ")$"
 
 
@@ -56,9 +63,10 @@ def measure(peers_run, repetitions):
 def fmt(seconds, row):
     if seconds is None:
         return "-"
-    if row.startswith("infer/cpu/1/"):
+    if row.startswith(("infer/cpu/1/", "bert_infer/")):
         return f"{seconds * 1e6:.1f} us"
-    return f"{int(row.split('/')[2]) / seconds:,.0f} img/s"
+    unit = "examples/s" if row.startswith("bert") else "img/s"
+    return f"{int(row.split('/')[2]) / seconds:,.0f} {unit}"
 
 
 def table(title, medians, peers, before, after):
@@ -72,7 +80,37 @@ def table(title, medians, peers, before, after):
     return "\n".join(lines)
 
 
+def text_goals(idle, busy):
+    """Issue 31's goals on the CPU (the SDPA, tokenizer and memory goals have their own rows)."""
+    e, lt = idle["Ember"], idle.get("LibTorch", {})
+
+    def speedup(row):
+        return lt[row] / e[row] if row in lt and row in e else float("nan")
+    checks = [
+        ("1. BERT step vs LibTorch (padded), 1 thread >= 2x", speedup("bert_train_step/cpu/32/threads:1"), 2.0),
+        ("1. BERT step vs LibTorch (padded), 2 threads >= 2x", speedup("bert_train_step/cpu/32/threads:2"), 2.0),
+        ("2. batch-1 inference at 128 vs LibTorch, 1 thread >= 1.2x", speedup("bert_infer/cpu/1/128/threads:1"), 1.2),
+        ("2. batch-1 inference at 128 vs LibTorch, 2 threads >= 1.2x", speedup("bert_infer/cpu/1/128/threads:2"), 1.2),
+        ("2. batch-1 inference at 48 vs LibTorch, 1 thread >= 1.5x", speedup("bert_infer/cpu/1/48/threads:1"), 1.5),
+        ("2. batch-1 inference at 48 vs LibTorch, 2 threads >= 1.5x", speedup("bert_infer/cpu/1/48/threads:2"), 1.5),
+    ]
+    for length in (128, 48):
+        row = f"bert_infer/cpu/1/{length}/threads:"
+        checks.append((f"2. batch-1 at {length}, 1-thread time / 2-thread time >= 1", e[row + "1"] / e[row + "2"], 1.0))
+    if busy:
+        b = busy["Ember"]
+        checks.append(("6. under load, Ember 2-thread step rate / 1-thread rate >= 0.9",
+                       b["bert_train_step/cpu/32/threads:1"] / b["bert_train_step/cpu/32/threads:2"], 0.9))
+    return checks
+
+
 def goals(idle, busy):
+    if ROWS is TEXT_ROWS:
+        checks = text_goals(idle, busy)
+        lines = ["| goal | measured | met |", "| --- | ---: | --- |"]
+        for name, value, target in checks:
+            lines.append(f"| {name} | {value:.2f} | {'yes' if value >= target else 'NO'} |")
+        return "\n".join(lines)
     e, lt = idle["Ember"], idle.get("LibTorch", {})
 
     def speedup(row):
@@ -104,8 +142,21 @@ def main():
     ap.add_argument("--repetitions", type=int, default=5)
     ap.add_argument("--under-load", action="store_true", help="repeat with one `yes > /dev/null` running")
     ap.add_argument("--markdown", default="", help="also write the tables to this file")
+    ap.add_argument("--suite", choices=("cnn", "text"), default="cnn")
     args = ap.parse_args()
-    peers_run = {"Ember": lambda: run_binary(os.path.join(args.build, "bench", "ember_bench_train"))}
+    global ROWS, FILTER
+    ember_binary = "ember_bench_train"
+    if args.suite == "text":
+        ROWS, ember_binary = TEXT_ROWS, "ember_bench_text"
+        FILTER = "^(" + "|".join(ROWS) + ")$"
+        # Ember writes the corpus batches on its first run; the LibTorch twin reads them.
+        os.environ["EMBER_BENCH_TEXT_BATCHES"] = os.path.join(tempfile.mkdtemp(), "review_batches.bin")
+        subprocess.run([os.path.join(args.build, "bench", ember_binary), "--benchmark_filter=^$"], check=True,
+                       capture_output=True)
+        if args.python:
+            print("(--suite text has no Python peer: --python ignored)", file=sys.stderr)
+            args.python = []
+    peers_run = {"Ember": lambda: run_binary(os.path.join(args.build, "bench", ember_binary))}
     libtorch = os.path.join(args.build, "bench", "ember_bench_libtorch")
     if os.path.exists(libtorch):
         peers_run["LibTorch"] = lambda: run_binary(libtorch)

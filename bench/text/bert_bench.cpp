@@ -142,6 +142,8 @@ void BM_Infer(benchmark::State& state, int64_t length, int threads) {
 }
 
 const bool registered = [] {
+  // The twin's batches exist as soon as the binary starts, whatever rows a filter picks.
+  if (std::getenv("EMBER_BENCH_TEXT_BATCHES")) corpus();
   bench::register_text_rows([](const std::string& name, int64_t length, int threads) {
     if (length == 0) {
       // Beside Ember's step, the same step computing the padding, as transformers does.
