@@ -142,6 +142,9 @@ Tensor attention_with_dropout(const Tensor& q, const Tensor& k, const Tensor& v,
   const double inf = std::numeric_limits<double>::infinity();
   if (keep.defined())
     scores = where(keep, scores, full({}, -inf, TensorOptions(q.dtype()).device(q.device())));
+  // Without a mask every row has a key to attend (the caller has S > 0; a causal row sees key
+  // 0): a plain softmax, without the guards for rows with none.
+  if (!mask.defined()) return matmul(dropout(softmax(scores, -1), dropout_p, /*training=*/true), v);
   Tensor attended;
   {
     NoGradGuard no_grad;
