@@ -50,7 +50,8 @@ TEST(GeluMath, GeluAndItsDerivativeInFloatFollowDouble) {
     const float x = static_cast<float>(i) * 1e-4f;  // [-6, 6]
     const double want = fn::Gelu{}(static_cast<double>(x)), got = fn::Gelu{}(x);
     if (x != 0) worst = std::max(worst, std::abs(got - want) / std::abs(want));
-    const double want_g = fn::GeluBackward{}(1.0, static_cast<double>(x)), got_g = fn::GeluBackward{}(1.0f, x);
+    const double want_g = fn::GeluBackward{}(1.0, static_cast<double>(x)),
+                 got_g = fn::GeluBackward{}(1.0f, x);
     worst_grad = std::max(worst_grad, std::abs(got_g - want_g));
   }
   EXPECT_LT(worst, 5e-6);
