@@ -52,10 +52,13 @@ def main():
     if os.environ.get("RAYON_NUM_THREADS") != "1":
         raise SystemExit("run with RAYON_NUM_THREADS=1: the Rust tokenizer's batch uses every core otherwise")
     from transformers import BertTokenizer
+    from transformers.models.bert.tokenization_bert import load_vocab
     from transformers.models.bert.tokenization_bert_legacy import BertTokenizerLegacy
     texts, ember = load_texts(), read_ids(args.ids)
     vocab = os.path.join(ROOT, "data", "reviews", "vocab.txt")
-    for name, tok, reps in (("Rust", BertTokenizer(vocab_file=vocab), args.repetitions),
+    # transformers 5's BertTokenizer takes the vocabulary itself (vocab=); given vocab_file it
+    # builds its own and every id differs (as tests/parity/make_tokenizer_fixtures.py found).
+    for name, tok, reps in (("Rust", BertTokenizer(vocab=load_vocab(vocab)), args.repetitions),
                             ("Python", BertTokenizerLegacy(vocab_file=vocab), args.legacy_repetitions)):
         seconds, out = timed(lambda tok=tok: tok(texts, max_length=128, truncation=True, padding="longest")["input_ids"],
                              reps)

@@ -29,7 +29,8 @@ void write_ids(const char* path, const Tensor& ids) {
 
 void BM_BatchEncode(benchmark::State& state) {
   const data::BertTokenizer tokenizer(data::reviews_vocab_path());
-  const std::vector<std::string>& texts = data::load_reviews(data::reviews_path()).texts();
+  const data::TextClassificationDataset corpus = data::load_reviews(data::reviews_path());
+  const std::vector<std::string>& texts = corpus.texts();
   data::EncodeOptions options;
   options.max_length = kMaxLength;
   if (const char* path = std::getenv("EMBER_BENCH_TOKENIZER_IDS"))
