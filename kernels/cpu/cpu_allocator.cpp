@@ -9,6 +9,7 @@
 // step under perf). The cache is bounded (kCacheLimit; past it a freed block goes straight
 // back; blocks over 16 MiB are never kept), emptied when an allocation fails, and by
 // Backend::empty_cache().
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -77,7 +78,10 @@ class CpuAllocator final : public Allocator {
       // only, the cache filled to its limit with blocks no later step asked for (a 1.1 GB
       // peak for one epoch of examples/text_classifier).
       auto it = cache_.lower_bound(b.bytes);
-      if (it != cache_.end() && it->first - b.bytes <= b.bytes / 4) {
+      // A block kept under a huge size may have come from a request just below the
+      // threshold (64-byte aligned): a huge request takes it only if it is 2 MiB aligned.
+      if (it != cache_.end() && it->first - b.bytes <= b.bytes / 4 &&
+          reinterpret_cast<uintptr_t>(it->second.back()) % b.align == 0) {
         void* p = it->second.back();
         it->second.pop_back();
         cached_bytes_ -= it->first;

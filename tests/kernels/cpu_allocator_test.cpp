@@ -1,6 +1,6 @@
 // The CPU allocator's block cache (kernels/cpu/cpu_allocator.cpp): a large block freed by one
-// tensor is handed to the next tensor of the same rounded size, alignment holds for cached and
-// new blocks, and empty_cache gives the blocks back.
+// tensor is handed to the next tensor of the same rounded size or a little smaller, alignment
+// holds for cached and new blocks, and empty_cache gives the blocks back.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -41,6 +41,40 @@ TEST(CpuAllocator, BlocksAreAlignedForVectorsAndHugePages) {
       }
     }
   }
+}
+
+// Packed BERT batches ask for a slightly different size at every step: a kept block up to a
+// quarter larger serves a smaller request; one more than a quarter larger does not.
+TEST(CpuAllocator, AKeptBlockServesASmallerRequestWithinAQuarter) {
+  cpu_backend().empty_cache();
+  uintptr_t kept;
+  {
+    Tensor a = empty({300 * 1024});  // 1200 KiB
+    kept = address(a);
+  }
+  {
+    Tensor too_small = empty({200 * 1024});  // 800 KiB: the kept block is half again larger
+    EXPECT_NE(address(too_small), kept);
+  }
+  cpu_backend().empty_cache();
+  {
+    Tensor a = empty({300 * 1024});
+    kept = address(a);
+  }
+  Tensor b = empty({256 * 1024});  // 1024 KiB: the kept block is 17 % larger
+  EXPECT_EQ(address(b), kept);
+  b.fill_(1.5);
+  EXPECT_EQ(b.sum().item<double>(), 1.5 * 256 * 1024);
+}
+
+// A block just below the huge-page threshold rounds up to it but is only 64-byte aligned: a
+// huge request of that rounded size must not be handed it.
+TEST(CpuAllocator, AHugeRequestIsNeverHandedAnUnalignedKeptBlock) {
+  cpu_backend().empty_cache();
+  const int64_t threshold_floats = (int64_t{4} << 20) / 4;
+  { Tensor below = empty({threshold_floats - 1000}); }
+  Tensor huge = empty({threshold_floats});
+  EXPECT_EQ(address(huge) % (size_t{2} << 20), 0u);
 }
 
 TEST(CpuAllocator, EmptyCacheKeepsLiveTensorsIntact) {
