@@ -14,6 +14,14 @@
 namespace ember {
 namespace {
 
+// The scaled mask in one pass: 1 / (1 - p) where the uniform draw is below 1 - p.
+Tensor draw_mask(const Shape& shape, double p, DType dtype, Device device) {
+  Tensor mask = detail::make_empty(shape, dtype, device);
+  auto [seed, offset] = default_generator().reserve(static_cast<uint64_t>(mask.numel()));
+  backend_for(device).random(mask, RandomKind::Bernoulli, 1.0 - p, 1.0 / (1.0 - p), seed, offset);
+  return mask;
+}
+
 Tensor dropout_impl(const char* op, const Tensor& input, double p, bool training, bool channels) {
   check_defined(op, {{"input", input}});
   check_floating(op, {"input", input});
@@ -25,17 +33,20 @@ Tensor dropout_impl(const char* op, const Tensor& input, double p, bool training
   Shape mask_shape = input.shape();
   if (channels)
     for (size_t d = 2; d < mask_shape.size(); ++d) mask_shape[d] = 1;
-  // The scaled mask in one pass: 1 / (1 - p) where the uniform draw is below 1 - p.
-  Tensor mask = detail::make_empty(mask_shape, input.dtype(), input.device());
-  auto [seed, offset] = default_generator().reserve(static_cast<uint64_t>(mask.numel()));
-  backend_for(input.device()).random(mask, RandomKind::Bernoulli, 1.0 - p, 1.0 / (1.0 - p), seed, offset);
-  return input * mask;
+  return input * draw_mask(mask_shape, p, input.dtype(), input.device());
 }
 
 }  // namespace
 
 Tensor dropout(const Tensor& input, double p, bool training) {
   return dropout_impl("dropout", input, p, training, false);
+}
+
+Tensor dropout_mask(const Shape& shape, double p, const TensorOptions& options) {
+  if (!(p >= 0 && p < 1)) raise<ValueError>("dropout_mask: p must be in [0, 1), got ", p);
+  if (!is_floating(options.dtype()))
+    raise<DTypeError>("dropout_mask: the mask's dtype must be floating, got ", dtype_name(options.dtype()));
+  return draw_mask(shape, p, options.dtype(), options.device());
 }
 
 Tensor dropout2d(const Tensor& input, double p, bool training) {

@@ -16,6 +16,7 @@
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/views.h"
 #include "ember/nn/init.h"
+#include "ember/nn/models/bert_packed_attention.h"
 #include "ember/nn/serialization.h"
 
 namespace ember::nn::models {
@@ -159,22 +160,8 @@ Tensor BertSelfAttention::forward(const Tensor& hidden, const Tensor& mask) {
 }
 
 Tensor BertSelfAttention::forward(const Tensor& hidden, const BertPackedSequences& packed) {
-  const int64_t H = hidden.size(1), head_size = H / num_heads;
-  const Tensor q = (*query)(hidden), k = (*key)(hidden), v = (*value)(hidden);
-  std::vector<Tensor> outs;
-  outs.reserve(packed.offsets.size());
-  for (size_t b = 0; b + 1 < packed.offsets.size(); ++b) {
-    const int64_t start = packed.offsets[b], n = packed.offsets[b + 1] - start;
-    if (n == 0) continue;  // an all-padding sequence has no token to compute
-    // [n, H] -> [heads, n, H / heads]; every key of the sequence is real: no mask.
-    auto heads = [&](const Tensor& x) {
-      return transpose(reshape(x.narrow(0, start, n), {n, num_heads, head_size}), 0, 1);
-    };
-    const Tensor out =
-        scaled_dot_product_attention(heads(q), heads(k), heads(v), Tensor(), is_training() ? dropout_p : 0.0);
-    outs.push_back(reshape(transpose(out, 0, 1), {n, H}));
-  }
-  return cat(outs, 0);
+  return packed_self_attention((*query)(hidden), (*key)(hidden), (*value)(hidden), packed.offsets, num_heads,
+                               is_training() ? dropout_p : 0.0);
 }
 
 BertResidualOutput::BertResidualOutput(const char* type_name, int64_t in_features, const BertConfig& c)
