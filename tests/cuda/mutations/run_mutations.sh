@@ -106,8 +106,9 @@ judge() {
     if ! env "${envs[@]}" "${setting[@]}" ctest --test-dir "$dir" -L cuda -j "$JOBS" --stop-on-failure \
       --output-on-failure >"$log" 2>&1; then
       local failed
-      failed=$(grep -m3 -oE '[0-9]+ - [^ ]+ \((Failed|Subprocess aborted|SEGFAULT|Timeout|Exception)[^)]*\)' "$log" |
-        sed -E 's/^[0-9]+ - //' | paste -sd, - || true)
+      # ctest's summary lines; a parameterised test's name is followed by "# GetParam() = ...".
+      failed=$(sed -nE 's/^[[:space:]]*[0-9]+ - ([^ ]+).* \((Failed|Subprocess aborted|SEGFAULT|Timeout|Exception)[^)]*\)$/\1 (\2)/p' \
+        "$log" | head -3 | paste -sd, - || true)
       local report
       report=$(grep -m1 -oE 'ERROR: AddressSanitizer: [a-z-]+|ember: device memory overrun on cuda:[0-9]+' "$log" || true)
       echo "$cls, $name mode: ${report:+$report in }${failed:-ctest failed (see $log)}"
