@@ -6,13 +6,17 @@
 # Each patch puts one bug into the code. Its header names the bug and the builds that judge it,
 # tried in order until one catches it:
 #   # bug: <what the mutation does>
-#   # class: release | clang | asan   (one or more, in order)
+#   # class: release | clang | asan | tsan   (one or more, in order)
 # release: GCC Release, EMBER_CUDA=EMULATE; the cuda test label on two emulated devices in the
 #          four modes of .ci/emulated_cuda.sh (forward, reverse and shuffled block order,
 #          deferred streams), stopping at the first failure;
 # clang:   clang-16 with kernels/cuda's index-width errors (-Werror=shorten-64-to-32): caught
 #          when the patched code does not compile;
-# asan:    clang-16 ASan+UBSan, EMBER_CUDA_CACHING_ALLOCATOR=0; the cuda label, forward mode.
+# asan:    clang-16 ASan+UBSan, EMBER_CUDA_CACHING_ALLOCATOR=0; the cuda label, forward mode;
+# tsan:    clang-16 TSan, the emulator's racecheck (every emulated thread a TSan identity,
+#          barriers the only edges between them); ember_cuda_tests as CI runs it
+#          (.ci/tsan_cuda_subset.sh), in one process: caught by a ThreadSanitizer report (or a
+#          failure).
 # The patch is applied to a scratch worktree ($MUTATION_WORK, default /tmp/ember-mutations),
 # whose build folders are kept between runs so each mutation rebuilds only what it touches
 # (ccache when installed; builds serialised on $BUILD_LOCK when that file exists, as on the
@@ -64,6 +68,9 @@ configure() {
     asan) cmake "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
       -DCMAKE_CXX_COMPILER=clang++-16 -DEMBER_SANITIZE=ON "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$opt" \
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" "${extra[@]}" >/dev/null ;;
+    tsan) cmake "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
+      -DCMAKE_CXX_COMPILER=clang++-16 -DEMBER_TSAN=ON "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$opt" \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" "${extra[@]}" >/dev/null ;;
     *) echo "unknown class $cls" >&2; return 2 ;;
   esac
 }
@@ -88,6 +95,29 @@ judge() {
   fi
   if ! locked cmake --build "$dir" -j "$JOBS" --target ember_cuda_tests >"$log" 2>&1; then
     echo "the $cls build failed (see $log)"
+    return 0
+  fi
+  if [[ $cls == tsan ]]; then
+    # As CI runs it, in one process: the first report ends it (halt_on_error).
+    local TSAN_CUDA_FILTER TSAN_CUDA_ENV
+    # shellcheck source=/dev/null
+    source "$SCRATCH/.ci/tsan_cuda_subset.sh"
+    local symbolizer
+    symbolizer=$(dirname "$(realpath "$(command -v clang++-16)")")/llvm-symbolizer
+    if env "${TSAN_CUDA_ENV[@]}" TSAN_OPTIONS=halt_on_error=1 TSAN_SYMBOLIZER_PATH="$symbolizer" \
+      "$dir/tests/ember_cuda_tests" --gtest_filter="$TSAN_CUDA_FILTER" >"$log" 2>&1; then
+      return 1
+    fi
+    local report frame test
+    report=$(grep -m1 -oE 'ThreadSanitizer: [a-z -]+' "$log" || true)
+    # The report's first frame: the kernel (or the function it inlined) that raced.
+    frame=$(grep -m1 -E '^ +#0 ' "$log" | awk '{print $2}' || true)
+    test=$(grep -E '^\[ RUN +\]' "$log" | tail -1 | sed -E 's/^\[ RUN +\] //')
+    if [[ -n $report ]]; then
+      echo "tsan: $report in $frame ($test)"
+    else
+      echo "tsan: $(grep -m1 -E '^\[  FAILED  \]' "$log" || echo "ember_cuda_tests failed (see $log)")"
+    fi
     return 0
   fi
   local modes=("forward" "reverse:EMBER_EMULATED_CUDA_BLOCK_ORDER=reverse"
