@@ -108,13 +108,20 @@ judge() {
       "$dir/tests/ember_cuda_tests" --gtest_filter="$TSAN_CUDA_FILTER" >"$log" 2>&1; then
       return 1
     fi
-    local report frame test
-    report=$(grep -m1 -oE 'ThreadSanitizer: [a-z -]+' "$log" || true)
-    # The report's first frame: the kernel (or the function it inlined) that raced.
-    frame=$(grep -m1 -E '^ +#0 ' "$log" | awk '{print $2}' || true)
+    local report kernel test
+    report=$(grep -m1 -oE 'ThreadSanitizer: [a-z -]*[a-z]' "$log" || true)
+    # The kernel: the first frame of the report's first stack named *_kernel (Ember's kernels
+    # all are), else that stack's top frame.
+    kernel=$(awk '/WARNING: ThreadSanitizer/ { w = 1; next }
+      w && /^ +#[0-9]+ / {
+        if (top == "") top = $2
+        if (k == "" && match($0, /[A-Za-z0-9_]*_kernel(<[^>]*>)?/)) k = substr($0, RSTART, RLENGTH)
+      }
+      w && /^$/ { exit }
+      END { print (k != "") ? k : top }' "$log")
     test=$(grep -E '^\[ RUN +\]' "$log" | tail -1 | sed -E 's/^\[ RUN +\] //')
     if [[ -n $report ]]; then
-      echo "tsan: $report in $frame ($test)"
+      echo "tsan: $report in $kernel ($test)"
     else
       echo "tsan: $(grep -m1 -E '^\[  FAILED  \]' "$log" || echo "ember_cuda_tests failed (see $log)")"
     fi
