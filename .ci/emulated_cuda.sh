@@ -20,7 +20,8 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=EMULATE 
 cmake --build "$BUILD" -j "$JOBS" --target ember_cuda_tests mnist text_classifier
 echo "=== emulated CUDA: built in $((SECONDS - T0))s"
 
-export EMBER_EMULATED_CUDA_DEVICES=2 EMBER_EMULATED_CUDA_STRICT_DEVICES=1
+source .ci/emulated_cuda_modes.sh
+export "${EMULATED_CUDA_ENV[@]}"
 summary=()
 run_label() {
   local mode=$1
@@ -46,11 +47,10 @@ run_label() {
   echo "=== emulated CUDA ($mode): $total passed, 0 failed, 0 skipped"
 }
 
-run_label "forward, immediate"
-run_label "reverse blocks, threads" EMBER_EMULATED_CUDA_BLOCK_ORDER=reverse EMBER_EMULATED_CUDA_THREAD_ORDER=reverse
-run_label "shuffled blocks, threads" EMBER_EMULATED_CUDA_BLOCK_ORDER=shuffle:20261201 \
-  EMBER_EMULATED_CUDA_THREAD_ORDER=shuffle:20261201
-run_label "deferred streams" EMBER_EMULATED_CUDA_STREAMS=deferred
+for mode in "${EMULATED_CUDA_MODES[@]}"; do
+  read -r -a settings <<<"${mode#*|}"
+  run_label "${mode%%|*}" "${settings[@]}"
+done
 
 # tests/gpu/run.sh, the script a lent GPU runs, dry-run once against these binaries.
 t=$SECONDS

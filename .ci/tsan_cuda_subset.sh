@@ -11,5 +11,6 @@ TSAN_CUDA_FILTER='*-EmulatedThreadOrder.AMissingBarrierBeforeASharedReadGivesSta
 # A filter that runs fewer fails the stage (a change of the binary or the filter must not
 # empty it silently).
 TSAN_CUDA_MIN_TESTS=570
-# The environment of .ci/emulated_cuda.sh: two devices, strict devices.
-TSAN_CUDA_ENV=(EMBER_EMULATED_CUDA_DEVICES=2 EMBER_EMULATED_CUDA_STRICT_DEVICES=1)
+# The environment of CI's other runs of the cuda label: two devices, strict devices.
+source "$(dirname "${BASH_SOURCE[0]}")/emulated_cuda_modes.sh"
+TSAN_CUDA_ENV=("${EMULATED_CUDA_ENV[@]}")

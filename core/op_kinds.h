@@ -84,6 +84,9 @@ enum class RandomKind : uint8_t {
   Uniform,  // [a, b)
   Normal,   // mean a, std b
   Integer,  // [a, b)
+  // b where a uniform draw is below a (a rounded to the output dtype first), else 0: a
+  // dropout mask, scaled, in one pass
+  Bernoulli,
 };
 
 // What a class loss (cross_entropy, nll_loss) makes of its targets, as PyTorch's arguments.

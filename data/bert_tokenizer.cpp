@@ -11,7 +11,7 @@
 #include "ember/core/error.h"
 #include "ember/core/io/file_io.h"
 #include "ember/core/ops/factory.h"
-#include "ember/data/unicode.h"
+#include "ember/data/bert_basic_tokenizer.h"
 #include "ember/nn/json.h"
 
 namespace ember::data {
@@ -19,14 +19,16 @@ namespace {
 
 constexpr const char* kContinuation = "##";
 
-// where names the argument ("text", "pairs[2]"), or is empty when there is only one.
-void check_utf8(const std::string& text, const char* op, const std::string& where) {
-  size_t bad = 0;
-  if (!nn::json::valid_utf8(text, &bad))
-    raise<ValueError>(op, ": invalid UTF-8 at byte ", bad, where.empty() ? "" : " of ", where);
-}
-
 std::string item(const char* name, size_t i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
+
+// name and index name the argument ("text", "pairs[2]"); name is null when there is only one.
+void check_utf8(const std::string& text, const char* op, const char* name, size_t index) {
+  size_t bad = 0;
+  if (nn::json::valid_utf8(text, &bad)) return;
+  if (!name) raise<ValueError>(op, ": invalid UTF-8 at byte ", bad);
+  raise<ValueError>(op, ": invalid UTF-8 at byte ", bad, " of ",
+                    index == static_cast<size_t>(-1) ? std::string(name) : item(name, index));
+}
 
 // The lines of a vocab file, split as Python's universal newlines do ("\n", "\r\n", "\r").
 std::vector<std::string> vocab_lines(const std::string& bytes) {
@@ -54,33 +56,6 @@ std::vector<std::string> read_vocab(const std::string& path) {
   std::vector<std::string> lines = vocab_lines(bytes);
   if (lines.empty()) raise<ValueError>("BertTokenizer: the vocabulary is empty (\"", path, "\" has no line)");
   return lines;
-}
-
-// Hugging Face's "control" characters: Unicode's "other" categories, but tab, newline and
-// carriage return count as whitespace.
-bool is_control(char32_t c) {
-  if (c == U'\t' || c == U'\n' || c == U'\r') return false;
-  return unicode::is_other(c);
-}
-
-bool is_whitespace(char32_t c) {
-  return c == U'\t' || c == U'\n' || c == U'\r' || unicode::is_white_space(c);
-}
-
-// BERT's punctuation: every ASCII character that is not a letter, digit, space or control
-// ("$", "+", "^" ... included), and Unicode's P* categories.
-bool is_punctuation(char32_t c) {
-  if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126))
-    return true;
-  return unicode::is_punctuation(c);
-}
-
-// The CJK ideograph blocks of Hugging Face's tokenizers (its Python tokenizer has U+2B820
-// where this has U+2B920: CJK Extension E starts there).
-bool is_cjk(char32_t c) {
-  return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
-         (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
-         (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
 // The clean-up of tokenizers' WordPiece decoder, applied to each token as it is appended (with
@@ -112,161 +87,125 @@ BertTokenizer::BertTokenizer(const std::string& vocab_file, BertTokenizerOptions
 BertTokenizer::BertTokenizer(std::vector<std::string> tokens, BertTokenizerOptions options)
     : options_(std::move(options)), tokens_(std::move(tokens)) {
   if (tokens_.empty()) raise<ValueError>("BertTokenizer: the vocabulary is empty");
-  ids_.reserve(tokens_.size());
+  std::vector<std::string_view> all, continued;
+  std::vector<int64_t> all_ids, continued_ids;
   for (size_t i = 0; i < tokens_.size(); ++i) {
     size_t bad = 0;
     if (!nn::json::valid_utf8(tokens_[i], &bad))
       raise<ValueError>("BertTokenizer: vocabulary token ", i, " is not UTF-8 (invalid byte at offset ", bad,
                         ")");
-    ids_[tokens_[i]] = static_cast<int64_t>(i);  // a duplicate keeps its last id, as in Hugging Face
+    all.push_back(tokens_[i]);
+    all_ids.push_back(static_cast<int64_t>(i));
+    if (tokens_[i].rfind(kContinuation, 0) == 0) {
+      continued.push_back(std::string_view(tokens_[i]).substr(2));
+      continued_ids.push_back(static_cast<int64_t>(i));
+    }
   }
+  // A duplicate keeps its last id, as in Hugging Face.
+  ids_ = TokenTable(all, all_ids);
+  continuations_ = TokenTable(continued, continued_ids);
   const auto required = [&](const std::string& token, const char* option) {
-    const auto it = ids_.find(token);
-    if (it == ids_.end())
-      raise<ValueError>("BertTokenizer: the vocabulary has no ", token, " token (", option, ")");
-    return it->second;
+    const int64_t id = ids_.find(token);
+    if (id < 0) raise<ValueError>("BertTokenizer: the vocabulary has no ", token, " token (", option, ")");
+    return id;
   };
   unk_id_ = required(options_.unk_token, "unk_token");
   sep_id_ = required(options_.sep_token, "sep_token");
   pad_id_ = required(options_.pad_token, "pad_token");
   cls_id_ = required(options_.cls_token, "cls_token");
-  if (const auto it = ids_.find(options_.mask_token); it != ids_.end()) mask_id_ = it->second;
+  mask_id_ = ids_.find(options_.mask_token);
   for (const std::string* t : {&options_.unk_token, &options_.sep_token, &options_.pad_token,
                                &options_.cls_token, &options_.mask_token})
-    if (!t->empty() && ids_.count(*t) &&
+    if (!t->empty() && ids_.find(*t) >= 0 &&
         std::find(never_split_.begin(), never_split_.end(), *t) == never_split_.end())
       never_split_.push_back(*t);
   // Longest first: at one position the longest special token wins (leftmost-longest).
   std::stable_sort(never_split_.begin(), never_split_.end(),
                    [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const std::string& t : never_split_) starts_special_[static_cast<unsigned char>(t[0])] = true;
 }
 
 std::optional<int64_t> BertTokenizer::token_to_id(const std::string& token) const {
-  const auto it = ids_.find(token);
-  if (it == ids_.end()) return std::nullopt;
-  return it->second;
+  const int64_t id = ids_.find(token);
+  if (id < 0) return std::nullopt;
+  return id;
 }
 
 namespace {
 
-// The basic tokenizer on text free of special tokens: the words WordPiece then splits.
-std::vector<std::string> basic_words(const std::string& text, const BertTokenizerOptions& o) {
-  const std::u32string in = unicode::decode(text);
-  std::u32string s;
-  s.reserve(in.size());
-  for (char32_t c : in) {
-    if (c == 0 || c == 0xFFFD || is_control(c)) continue;
-    if (is_whitespace(c)) {
-      s.push_back(U' ');
-    } else if (o.tokenize_chinese_chars && is_cjk(c)) {
-      s.push_back(U' ');
-      s.push_back(c);
-      s.push_back(U' ');
-    } else {
-      s.push_back(c);
-    }
-  }
-  if (o.strip_accents.value_or(o.do_lower_case)) {
-    std::u32string d = unicode::nfd(s);
-    d.erase(std::remove_if(d.begin(), d.end(), unicode::is_nonspacing_mark), d.end());
-    s = std::move(d);
-  }
-  if (o.do_lower_case) {
-    std::u32string lower;
-    lower.reserve(s.size());
-    for (char32_t c : s) unicode::append_lower(lower, c);
-    s = std::move(lower);
-  }
-  std::vector<std::string> words;
-  std::string cur;
-  const auto flush = [&] {
-    if (!cur.empty()) words.push_back(std::move(cur));
-    cur.clear();
-  };
-  for (char32_t c : s) {
-    if (unicode::is_white_space(c)) {
-      flush();
-    } else if (is_punctuation(c)) {
-      flush();
-      unicode::append_utf8(cur, c);
-      flush();
-    } else {
-      unicode::append_utf8(cur, c);
-    }
-  }
-  flush();
-  return words;
-}
+bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 }  // namespace
 
-std::vector<std::string> BertTokenizer::tokens_of(const std::string& text, const char* op,
-                                                  const std::string& where) const {
-  check_utf8(text, op, where);
-  std::vector<std::string> out;
-  const auto plain = [&](size_t begin, size_t end) {
-    if (begin == end) return;
-    for (std::string& word : basic_words(text.substr(begin, end - begin), options_)) {
-      // WordPiece: greedy longest match from the left, continuations prefixed with "##".
-      std::vector<size_t> starts;  // byte offsets of the word's code points, and its end
-      for (size_t i = 0; i < word.size(); ++i)
-        if ((static_cast<unsigned char>(word[i]) & 0xC0) != 0x80) starts.push_back(i);
-      if (starts.size() > options_.max_input_chars_per_word) {
-        out.push_back(options_.unk_token);
-        continue;
-      }
-      starts.push_back(word.size());
-      std::vector<std::string> pieces;
-      size_t from = 0;  // index into starts
-      while (from + 1 < starts.size()) {
-        size_t to = starts.size() - 1;
-        std::string piece;
-        for (; to > from; --to) {
-          piece = word.substr(starts[from], starts[to] - starts[from]);
-          if (from > 0) piece = kContinuation + piece;
-          if (ids_.count(piece)) break;
-        }
-        if (to == from) {
-          pieces.assign(1, options_.unk_token);
+void BertTokenizer::append_wordpiece_ids(std::string_view word, std::vector<int64_t>& out) const {
+  size_t chars = 0;
+  for (const char c : word) chars += !is_continuation_byte(c);
+  if (chars > options_.max_input_chars_per_word) {
+    out.push_back(unk_id_);
+    return;
+  }
+  // Greedy longest match from the left, continuations looked up without their "##"; no piece
+  // longer than the longest token is tried.
+  const size_t mark = out.size();
+  for (size_t from = 0; from < word.size();) {
+    const TokenTable& table = from == 0 ? ids_ : continuations_;
+    int64_t id = -1;
+    size_t to = std::min(word.size(), from + table.max_key_bytes());
+    for (; to > from; --to) {
+      if (to < word.size() && is_continuation_byte(word[to])) continue;  // inside a code point
+      if ((id = table.find(word.substr(from, to - from))) >= 0) break;
+    }
+    if (id < 0) {  // a word with a part no token covers is one unknown token
+      out.resize(mark);
+      out.push_back(unk_id_);
+      return;
+    }
+    out.push_back(id);
+    from = to;
+  }
+}
+
+void BertTokenizer::append_plain_ids(std::string_view text, std::vector<int64_t>& out) const {
+  if (text.empty()) return;
+  for_each_basic_word(text, options_, [&](std::string_view w) { append_wordpiece_ids(w, out); });
+}
+
+std::vector<int64_t> BertTokenizer::ids_of(const std::string& text, const char* op, Argument where) const {
+  check_utf8(text, op, where.name, where.index);
+  std::vector<int64_t> out;
+  const std::string_view all(text);
+  size_t segment = 0;
+  for (size_t i = 0; i < text.size();) {
+    const std::string* hit = nullptr;
+    if (starts_special_[static_cast<unsigned char>(text[i])])
+      for (const std::string& t : never_split_)
+        if (all.compare(i, t.size(), t) == 0) {
+          hit = &t;
           break;
         }
-        pieces.push_back(std::move(piece));
-        from = to;
-      }
-      for (std::string& p : pieces) out.push_back(std::move(p));
-    }
-  };
-  size_t segment = 0, i = 0;
-  while (i < text.size()) {
-    const std::string* hit = nullptr;
-    for (const std::string& t : never_split_)
-      if (text.compare(i, t.size(), t) == 0) {
-        hit = &t;
-        break;
-      }
     if (!hit) {
       ++i;
       continue;
     }
-    plain(segment, i);
-    out.push_back(*hit);
+    append_plain_ids(all.substr(segment, i - segment), out);
+    out.push_back(ids_.find(*hit));
     i += hit->size();
     segment = i;
   }
-  plain(segment, text.size());
+  append_plain_ids(all.substr(segment), out);
   return out;
 }
 
 std::vector<std::string> BertTokenizer::tokenize(const std::string& text) const {
-  return tokens_of(text, "BertTokenizer.tokenize", "");
+  return convert_ids_to_tokens(ids_of(text, "BertTokenizer.tokenize", {}));
 }
 
 std::vector<int64_t> BertTokenizer::convert_tokens_to_ids(const std::vector<std::string>& tokens) const {
   std::vector<int64_t> ids;
   ids.reserve(tokens.size());
   for (const std::string& t : tokens) {
-    const auto it = ids_.find(t);
-    ids.push_back(it == ids_.end() ? unk_id_ : it->second);
+    const int64_t id = ids_.find(t);
+    ids.push_back(id < 0 ? unk_id_ : id);
   }
   return ids;
 }
@@ -297,11 +236,6 @@ std::string BertTokenizer::decode(const std::vector<int64_t>& ids, bool skip_spe
     out += wordpiece_cleanup(t);
   }
   return out;
-}
-
-std::vector<int64_t> BertTokenizer::ids_of(const std::string& text, const char* op,
-                                           const std::string& where) const {
-  return convert_tokens_to_ids(tokens_of(text, op, where));
 }
 
 Encoding BertTokenizer::build(std::vector<int64_t> a, std::optional<std::vector<int64_t>> b,
@@ -360,8 +294,8 @@ Encoding BertTokenizer::encode(const std::string& text, const std::optional<std:
                                const EncodeOptions& options) const {
   constexpr const char* op = "BertTokenizer.encode";
   std::optional<std::vector<int64_t>> b;
-  std::vector<int64_t> a = ids_of(text, op, pair ? "text" : "");
-  if (pair) b = ids_of(*pair, op, "pair");
+  std::vector<int64_t> a = ids_of(text, op, {pair ? "text" : nullptr});
+  if (pair) b = ids_of(*pair, op, {"pair"});
   Encoding e = build(std::move(a), std::move(b), options, op);
   if (options.padding == Padding::MaxLength) pad_to(e, options.max_length, pad_id_);
   return e;
@@ -411,7 +345,7 @@ BatchEncoding BertTokenizer::batch_encode(const std::vector<std::string>& texts,
   std::vector<Encoding> rows;
   rows.reserve(texts.size());
   for (size_t i = 0; i < texts.size(); ++i)
-    rows.push_back(build(ids_of(texts[i], op, item("texts", i)), std::nullopt, options, op));
+    rows.push_back(build(ids_of(texts[i], op, {"texts", i}), std::nullopt, options, op));
   return stack(std::move(rows), options, op);
 }
 
@@ -425,7 +359,7 @@ BatchEncoding BertTokenizer::batch_encode(const std::vector<std::string>& texts,
   rows.reserve(texts.size());
   for (size_t i = 0; i < texts.size(); ++i)
     rows.push_back(
-        build(ids_of(texts[i], op, item("texts", i)), ids_of(pairs[i], op, item("pairs", i)), options, op));
+        build(ids_of(texts[i], op, {"texts", i}), ids_of(pairs[i], op, {"pairs", i}), options, op));
   return stack(std::move(rows), options, op);
 }
 

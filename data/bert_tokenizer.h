@@ -5,14 +5,16 @@
 // one on the Rust tokenizers library) token for token; tests/parity holds the corpus that
 // checks it and tests/data/bert_tokenizer_test.cpp lists where the older Python tokenizer
 // (BertTokenizerLegacy) differs.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <vector>
 
 #include "ember/core/tensor.h"
+#include "ember/data/token_table.h"
 
 namespace ember::data {
 
@@ -126,20 +128,29 @@ class EMBER_API BertTokenizer {
   const BertTokenizerOptions& options() const { return options_; }
 
  private:
-  // One sequence's tokens / ids, no special tokens; op and where (the argument) name the
-  // input in errors.
-  std::vector<int64_t> ids_of(const std::string& text, const char* op, const std::string& where) const;
-  std::vector<std::string> tokens_of(const std::string& text, const char* op, const std::string& where) const;
+  // Names the input in errors: "text", "pairs[2]", or nothing (name null) when there is only
+  // one; formatted only when an error is raised.
+  struct Argument {
+    const char* name = nullptr;
+    size_t index = static_cast<size_t>(-1);  // none: not an item of a list
+  };
+  // One sequence's ids, no special tokens added; op and where name the input in errors.
+  std::vector<int64_t> ids_of(const std::string& text, const char* op, Argument where) const;
+  // The ids of text between special tokens: normalised, split into words, each word WordPiece'd.
+  void append_plain_ids(std::string_view text, std::vector<int64_t>& out) const;
+  void append_wordpiece_ids(std::string_view word, std::vector<int64_t>& out) const;
   Encoding build(std::vector<int64_t> a, std::optional<std::vector<int64_t>> b, const EncodeOptions& options,
                  const char* op) const;
   BatchEncoding stack(std::vector<Encoding> rows, const EncodeOptions& options, const char* op) const;
 
   BertTokenizerOptions options_;
   std::vector<std::string> tokens_;
-  std::unordered_map<std::string, int64_t> ids_;
+  TokenTable ids_;            // every token as written
+  TokenTable continuations_;  // the tokens that start with "##", without it
   int64_t unk_id_ = -1, sep_id_ = -1, pad_id_ = -1, cls_id_ = -1, mask_id_ = -1;
   // The special tokens found in text, longest first.
   std::vector<std::string> never_split_;
+  std::array<bool, 256> starts_special_{};  // the first bytes of never_split_
 };
 
 }  // namespace ember::data

@@ -67,6 +67,10 @@ bool is_punctuation(char32_t c) {
 
 bool is_nonspacing_mark(char32_t c) { return category(c) == UTF8PROC_CATEGORY_MN; }
 
+int combining_class(char32_t c) {
+  return utf8proc_get_property(static_cast<utf8proc_int32_t>(c))->combining_class;
+}
+
 std::u32string nfd(const std::u32string& s) {
   // utf8proc orders combining marks only in its whole-string form, which reads UTF-8.
   const std::string utf8 = encode(s);

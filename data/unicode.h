@@ -25,6 +25,10 @@ bool is_punctuation(char32_t c);
 /// Mn, what BERT's accent stripping removes after NFD.
 bool is_nonspacing_mark(char32_t c);
 
+/// The canonical combining class (0 for a starter: canonical ordering never moves a character
+/// across one).
+int combining_class(char32_t c);
+
 /// The canonical decomposition (NFD) of s: decomposed and canonically ordered.
 std::u32string nfd(const std::u32string& s);
 /// c's full lower-case mapping appended to out: the simple mapping for every code point but

@@ -69,6 +69,14 @@ EMBER_HD_INLINE uint64_t integer_at(uint64_t i, uint64_t seed, uint64_t offset, 
   return integer_from(draw(offset + i / 4, seed), static_cast<unsigned>(i % 4), range);
 }
 
+/// The a a draw of kind uses for output type T: a Bernoulli draw compares with a rounded to T,
+/// as comparing T's uniform draws with a T scalar does (dropout's masks kept their bits when
+/// the comparison moved into the draw).
+template <class T>
+EMBER_HD_INLINE double bernoulli_threshold(RandomKind kind, double a) {
+  return kind == RandomKind::Bernoulli ? static_cast<double>(static_cast<T>(a)) : a;
+}
+
 /// x + y * z with two roundings and no fused multiply-add, so that the CPU and CUDA
 /// compilers produce the same bits.
 EMBER_HD_INLINE double add_mul_unfused(double x, double y, double z) {
@@ -79,7 +87,8 @@ EMBER_HD_INLINE double add_mul_unfused(double x, double y, double z) {
 #endif
 }
 
-/// The value of element j of a counter's words for a draw of kind (Integer: range = b - a).
+/// The value of element j of a counter's words for a draw of kind (Integer: range = b - a;
+/// Bernoulli: a as bernoulli_threshold gives it).
 EMBER_HD_INLINE double value_from(RandomKind kind, double a, double b, uint64_t range, const Words& r,
                                   unsigned j) {
   switch (kind) {
@@ -87,6 +96,8 @@ EMBER_HD_INLINE double value_from(RandomKind kind, double a, double b, uint64_t 
       return add_mul_unfused(a, b - a, uniform_from(r, j));
     case RandomKind::Normal:
       return add_mul_unfused(a, b, normal_from(r, j));
+    case RandomKind::Bernoulli:
+      return uniform_from(r, j) < a ? b : 0.0;
     default:
       return a + static_cast<double>(integer_from(r, j, range));
   }

@@ -2,8 +2,8 @@
 // head size 64, float32, at L = 256, 1024 and 4096, one thread. Rows:
 // sdpa_causal_fwdbwd/cpu/<L>/threads:1; counters: the process's peak RSS in MiB (run one row
 // per process, --benchmark_filter, for a figure of that row alone) and FLOP/s (the causal
-// half of 4 L^2 E multiply-adds forward, twice that backward, plus the backward's recomputed
-// scores). bench/sdpa_twin.py measures PyTorch's backends the same way.
+// half of 2 L^2 E multiply-adds forward and 5 L^2 E backward). bench/sdpa_twin.py measures PyTorch's backends
+// the same way.
 #include <sys/resource.h>
 
 #include <benchmark/benchmark.h>
@@ -31,10 +31,10 @@ void BM_SdpaCausal(benchmark::State& state, int64_t length) {
     const Tensor out = scaled_dot_product_attention(q, k, v, Tensor(), 0.0, /*is_causal=*/true);
     out.backward(grad);
   });
-  // Causal: half the scores. Forward QK^T and PV; backward dV, dP, dS->dQ, dS->dK and the
-  // scores recomputed once per pass (two passes): 2 + 6 products of L^2/2 x E multiply-adds.
+  // Causal: half the scores. Forward QK^T and PV; backward the scores recomputed, dP, dV, dK
+  // and dQ: 2 + 5 products of L^2/2 x E multiply-adds.
   const double macs =
-      8.0 * static_cast<double>(kHeads) * static_cast<double>(length * length) / 2 * kHeadSize;
+      7.0 * static_cast<double>(kHeads) * static_cast<double>(length * length) / 2 * kHeadSize;
   bench::report_rate(state, "FLOP/s", 2 * macs, s);
   state.counters["peak_rss_mib"] = peak_rss_mib();
 }

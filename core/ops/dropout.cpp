@@ -1,10 +1,10 @@
 // dropout and dropout2d: a keep mask drawn from the default Philox generator (uniform draws
-// compared with 1 - p, as torch's bernoulli(1 - p)) and scaled by 1 / (1 - p); the product
-// with the input is an ordinary mul, so autograd needs nothing new. The draws are the
+// compared with 1 - p, as torch's bernoulli(1 - p)) and scaled by 1 / (1 - p), in one draw
+// (RandomKind::Bernoulli); the product with the input is an ordinary mul, so autograd needs
+// nothing new. The draws are the
 // generator's, so one seed drops the same elements on every device.
 #include "ember/core/ops/dropout.h"
 
-#include "ember/core/autograd/grad_mode.h"
 #include "ember/core/backend.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
@@ -25,13 +25,10 @@ Tensor dropout_impl(const char* op, const Tensor& input, double p, bool training
   Shape mask_shape = input.shape();
   if (channels)
     for (size_t d = 2; d < mask_shape.size(); ++d) mask_shape[d] = 1;
+  // The scaled mask in one pass: 1 / (1 - p) where the uniform draw is below 1 - p.
   Tensor mask = detail::make_empty(mask_shape, input.dtype(), input.device());
   auto [seed, offset] = default_generator().reserve(static_cast<uint64_t>(mask.numel()));
-  backend_for(input.device()).random(mask, RandomKind::Uniform, 0, 1, seed, offset);
-  {
-    NoGradGuard no_grad;
-    mask = lt(mask, 1.0 - p).to(input.dtype()) * (1.0 / (1.0 - p));
-  }
+  backend_for(input.device()).random(mask, RandomKind::Bernoulli, 1.0 - p, 1.0 / (1.0 - p), seed, offset);
   return input * mask;
 }
 

@@ -4,10 +4,9 @@
 // holds more than a block of the L x S scores. It keeps each row's log-sum-exp for the
 // backward, which recomputes the probabilities block by block from it.
 //
-// The backward runs in two passes, each writing what its own tasks own, so there are no
-// races and the sums are deterministic: one task per (batch, key block) sums dK and dV over
-// the queries, then one task per (batch, query block) sums dQ over the keys. Each pass
-// recomputes the scores: twice the products of one pass that shared dQ between threads.
+// The backward takes one pass over the key blocks: a task owns a group of them (their dK and
+// dV rows, summed over the queries) and a partial dQ, so there are no races; the groups
+// follow the shape alone and the partials are added in order, so the sums are deterministic.
 // Eigen's GEMM runs single-threaded inside the tasks (eigen_single_thread.h).
 #include <Eigen/Core>
 #include <algorithm>
@@ -25,6 +24,9 @@ namespace {
 
 // 64 x 64 scores of float64 are 32 KiB: a block and its operands stay in L2.
 constexpr int64_t kBlockQ = 64, kBlockK = 64;
+// The backward's dQ is summed in at most this many partials (one per group of key blocks):
+// enough tasks for the threads of this kind of machine, little memory to add up.
+constexpr int64_t kDqGroups = 8;
 // Multiply-adds a parallel task takes on at least (as in cpu_matmul.cpp).
 constexpr int64_t kMinTaskMacs = int64_t(1) << 20;
 
@@ -202,42 +204,54 @@ struct Backward {
 template <class T>
 void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
   const Problem<T>& p = bw.p;
-  const int64_t macs = kBlockK * p.L * (2 * p.E + 2 * p.Ev);
-  // dK and dV: each task owns its key block's rows.
+  // One pass over the key blocks: each task owns a group of consecutive key blocks, sums their
+  // dK and dV rows over the queries, and adds their share of dQ to its group's partial dQ; the
+  // partials are added in group order at the end. The groups depend on the shape alone, so the
+  // bits do not depend on the thread count, and the scores are computed once (two passes, one
+  // owning dK and dV and one dQ, computed them twice: 9 block products instead of 7).
   const int64_t kblocks = blocks(p.S, kBlockK);
-  parallel_for(p.B * kblocks, grain_for(macs), [&](int64_t lo, int64_t hi) {
+  const int64_t rows = p.B * p.L;
+  std::fill(dq, dq + rows * p.E, T(0));
+  if (kblocks == 0) return;  // no keys: no gradient
+  const int64_t per_group = blocks(kblocks, std::min(kblocks, kDqGroups));
+  const int64_t groups = blocks(kblocks, per_group);
+  // Group 0 sums into dq itself; the others into partials.
+  Buffer<T> partials(std::max<int64_t>(0, groups - 1) * rows * p.E);
+  partials.setZero();
+  const auto partial = [&](int64_t g) { return g == 0 ? dq : partials.data() + (g - 1) * rows * p.E; };
+  const int64_t macs = per_group * kBlockK * p.L * (3 * p.E + 2 * p.Ev);
+  parallel_for(p.B * groups, grain_for(macs), [&](int64_t lo, int64_t hi) {
     Buffer<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
     for (int64_t t = lo; t < hi; ++t) {
-      const int64_t b = t / kblocks, j0 = (t % kblocks) * kBlockK, bk = std::min(kBlockK, p.S - j0);
-      MapMat<T> gk(dk + (b * p.S + j0) * p.E, bk, p.E), gv(dv + (b * p.S + j0) * p.Ev, bk, p.Ev);
-      gk.setZero();
-      gv.setZero();
-      for (int64_t i0 = p.query_begin(j0); i0 < p.L; i0 += kBlockQ) {
-        const int64_t bq = std::min(kBlockQ, p.L - i0);
-        MapMat<T> P(pbuf.data(), bq, bk), dS(dsbuf.data(), bq, bk);
-        bw.block(P, dS, b, i0, j0);
-        gv.noalias() += P.transpose() * p.rows(bw.dout, p.L, b, i0, bq, p.Ev);
-        gk.noalias() += dS.transpose() * p.rows(p.q, p.L, b, i0, bq, p.E);
+      const int64_t b = t / groups, g = t % groups;
+      T* gq_base = partial(g);
+      for (int64_t kb = g * per_group; kb < std::min(kblocks, (g + 1) * per_group); ++kb) {
+        const int64_t j0 = kb * kBlockK, bk = std::min(kBlockK, p.S - j0);
+        MapMat<T> gk(dk + (b * p.S + j0) * p.E, bk, p.E), gv(dv + (b * p.S + j0) * p.Ev, bk, p.Ev);
+        gk.setZero();
+        gv.setZero();
+        const ConstMapMat<T> keys = p.rows(p.k, p.S, b, j0, bk, p.E);
+        for (int64_t i0 = p.query_begin(j0); i0 < p.L; i0 += kBlockQ) {
+          const int64_t bq = std::min(kBlockQ, p.L - i0);
+          MapMat<T> P(pbuf.data(), bq, bk), dS(dsbuf.data(), bq, bk);
+          bw.block(P, dS, b, i0, j0);
+          gv.noalias() += P.transpose() * p.rows(bw.dout, p.L, b, i0, bq, p.Ev);
+          gk.noalias() += dS.transpose() * p.rows(p.q, p.L, b, i0, bq, p.E);
+          MapMat<T> gq(gq_base + (b * p.L + i0) * p.E, bq, p.E);
+          gq.noalias() += dS * keys;
+        }
+        gk *= p.scale;
       }
-      gk *= p.scale;
     }
   });
-  // dQ: each task owns its query block's rows.
-  const int64_t qblocks = blocks(p.L, kBlockQ);
-  parallel_for(p.B * qblocks, grain_for(macs), [&](int64_t lo, int64_t hi) {
-    Buffer<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
-    for (int64_t t = lo; t < hi; ++t) {
-      const int64_t b = t / qblocks, i0 = (t % qblocks) * kBlockQ, bq = std::min(kBlockQ, p.L - i0);
-      MapMat<T> gq(dq + (b * p.L + i0) * p.E, bq, p.E);
-      gq.setZero();
-      const int64_t jend = p.key_end(i0, bq);
-      for (int64_t j0 = 0; j0 < jend; j0 += kBlockK) {
-        const int64_t bk = std::min(kBlockK, jend - j0);
-        MapMat<T> P(pbuf.data(), bq, bk), dS(dsbuf.data(), bq, bk);
-        bw.block(P, dS, b, i0, j0);
-        gq.noalias() += dS * p.rows(p.k, p.S, b, j0, bk, p.E);
+  parallel_for(rows, grain_for(groups * p.E), [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      T* out = dq + r * p.E;
+      for (int64_t g = 1; g < groups; ++g) {
+        const T* add = partial(g) + r * p.E;
+        for (int64_t e = 0; e < p.E; ++e) out[e] += add[e];
       }
-      gq *= p.scale;
+      for (int64_t e = 0; e < p.E; ++e) out[e] *= p.scale;
     }
   });
 }

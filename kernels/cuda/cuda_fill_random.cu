@@ -94,8 +94,8 @@ void CudaBackend::random(const Tensor& out, RandomKind kind, double a, double b,
   const uint64_t range = kind == RandomKind::Integer ? static_cast<uint64_t>(b - a) : 0;
   EMBER_DISPATCH_NUMERIC(out.dtype(), "random", [&] {
     EMBER_LAUNCH(random_kernel, cuda_detail::grid_for((n + 3) / 4, dev), cuda_detail::kThreads, 0,
-                 cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()), n, kind, a, b, range, seed,
-                 offset);
+                 cuda_detail::stream(dev), static_cast<scalar_t*>(out.raw_data()), n, kind,
+                 philox::bernoulli_threshold<scalar_t>(kind, a), b, range, seed, offset);
     EMBER_CUDA_LAUNCH_CHECK();
   });
 }

@@ -114,6 +114,9 @@ TEST(ScaledDotProductAttention, MatchesReferenceAcrossBlocks) {
     expect_matches_reference({{2, 130, 8}, {2, 70, 8}, {2, 70, 5}, Tensor(), true}, dtype, tol);
     expect_matches_reference({{2, 70, 8}, {2, 70, 8}, {2, 70, 5}, Tensor(), true}, dtype, tol);
     expect_matches_reference({{2, 70, 8}, {2, 130, 8}, {2, 130, 5}, Tensor(), true}, dtype, tol);
+    // 600 keys: ten key blocks, so the backward sums dQ in five partials of two blocks each.
+    expect_matches_reference({{1, 2, 40, 4}, {1, 2, 600, 4}, {1, 2, 600, 3}, Tensor(), false}, dtype, tol);
+    expect_matches_reference({{2, 600, 4}, {2, 600, 4}, {2, 600, 3}, Tensor(), true}, dtype, tol);
   }
 }
 
@@ -199,6 +202,12 @@ TEST(ScaledDotProductAttention, EmptyBatchOrQueries) {
   EXPECT_EQ(out.shape(), (Shape{2, 0, 2}));
   out.sum().backward();
   EXPECT_TRUE(values_near(k.grad(), std::vector<double>(40, 0.0), {2, 5, 4}, 0));
+  // No keys: every row attends to nothing, zeros out and zero gradients.
+  Tensor q = randn({2, 3, 4}).requires_grad_();
+  const Tensor none = sdpa(q, zeros({2, 0, 4}), zeros({2, 0, 2}));
+  EXPECT_TRUE(values_near(none, std::vector<double>(12, 0.0), {2, 3, 2}, 0));
+  none.sum().backward();
+  EXPECT_TRUE(values_near(q.grad(), std::vector<double>(24, 0.0), {2, 3, 4}, 0));
 }
 
 TEST(ScaledDotProductAttention, ThreadsGiveTheSameBits) {

@@ -30,6 +30,25 @@ TEST(Dropout, DropsAboutPAndScalesTheRest) {
   }
 }
 
+// The mask is the generator's uniform draws compared in the input's dtype with 1 - p: what
+// rand() gives from the same seed, element for element, at sizes that end inside the CPU's
+// blocks of 64 and of 4, in float32 and float64.
+TEST(Dropout, MaskIsTheUniformDrawsComparedInTheDtype) {
+  for (DType dtype : {kFloat32, kFloat64})
+    for (int64_t n : {1, 63, 64, 1001, 4099})
+      for (double p : {0.1, 0.5, 0.75}) {
+        manual_seed(42);
+        const std::vector<double> u = rand({n}, dtype).to(kFloat64).to_vector<double>();
+        manual_seed(42);
+        const std::vector<double> y = dropout(ones({n}, dtype), p).to(kFloat64).to_vector<double>();
+        const double keep = dtype == kFloat32 ? static_cast<float>(1.0 - p) : 1.0 - p;
+        const double scale = dtype == kFloat32 ? static_cast<float>(1.0 / (1.0 - p)) : 1.0 / (1.0 - p);
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_EQ(y[i], u[i] < keep ? scale : 0.0)
+              << dtype_name(dtype) << " n=" << n << " p=" << p << " i=" << i;
+      }
+}
+
 TEST(Dropout, EdgesAndEvalMode) {
   Tensor x = (rand({3, 4}) + 1.0).requires_grad_(true);
   EXPECT_EQ(dropout(x, 0.0).to_vector<float>(), x.to_vector<float>());

@@ -7,9 +7,9 @@
 # tried in order until one catches it:
 #   # bug: <what the mutation does>
 #   # class: release | clang | asan | tsan   (one or more, in order)
-# release: GCC Release, EMBER_CUDA=EMULATE; the cuda test label on two emulated devices in the
-#          four modes of .ci/emulated_cuda.sh (forward, reverse and shuffled block order,
-#          deferred streams), stopping at the first failure;
+# release: GCC Release, EMBER_CUDA=EMULATE; the cuda test label in CI's runs
+#          (.ci/emulated_cuda_modes.sh: two emulated devices, strict devices; forward, blocks
+#          and threads reversed, shuffled, deferred streams), stopping at the first failure;
 # clang:   clang-16 with kernels/cuda's index-width errors (-Werror=shorten-64-to-32): caught
 #          when the patched code does not compile;
 # asan:    clang-16 ASan+UBSan, EMBER_CUDA_CACHING_ALLOCATOR=0; the cuda label, forward mode;
@@ -30,7 +30,9 @@ WORK=${MUTATION_WORK:-/tmp/ember-mutations}
 SCRATCH=$WORK/src
 JOBS=${JOBS:-2}
 BUILD_LOCK=${BUILD_LOCK:-/work/.buildlock}
-export EMBER_EMULATED_CUDA_DEVICES=2
+# CI's runs of the cuda label (devices, strict devices, the four modes).
+source "$ROOT/.ci/emulated_cuda_modes.sh"
+export "${EMULATED_CUDA_ENV[@]}"
 LAUNCHER=()
 if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 
@@ -127,19 +129,17 @@ judge() {
     fi
     return 0
   fi
-  local modes=("forward" "reverse:EMBER_EMULATED_CUDA_BLOCK_ORDER=reverse"
-    "shuffled:EMBER_EMULATED_CUDA_BLOCK_ORDER=shuffle:20261201" "deferred:EMBER_EMULATED_CUDA_STREAMS=deferred")
+  local modes=("${EMULATED_CUDA_MODES[@]}")
   local envs=()
   if [[ $cls == asan ]]; then
-    modes=("forward")
+    modes=("${EMULATED_CUDA_MODES[0]}")
     envs=(EMBER_CUDA_CACHING_ALLOCATOR=0 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
   fi
   local m name setting
   for m in "${modes[@]}"; do
-    name=${m%%:*}
-    setting=()
-    [[ $m == *:* ]] && setting=("${m#*:}")
+    name=${m%%|*}
+    read -r -a setting <<<"${m#*|}"
     if ! env "${envs[@]}" "${setting[@]}" ctest --test-dir "$dir" -L cuda -j "$JOBS" --stop-on-failure \
       --output-on-failure >"$log" 2>&1; then
       local failed
