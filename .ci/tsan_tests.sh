@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# CI stage: ThreadSanitizer over the tests that run Ember on several threads at once.
-# One clang build with the emulated CUDA backend (EMBER_TSAN=ON, EMBER_CUDA=EMULATE), so the
-# emulator's own concurrency checks can later run in the same build. Any report fails the
-# stage (halt_on_error), and so does a filter that matches too few tests.
+# CI stage: ThreadSanitizer over the tests that run Ember on several threads at once, and the
+# emulated CUDA backend's racecheck. One clang build with the emulated CUDA backend
+# (EMBER_TSAN=ON, EMBER_CUDA=EMULATE) serves both: in it every emulated GPU thread is a TSan
+# identity of its own and barriers, launches and synchronisations are the only edges
+# (tests/cuda_emulator/include/cuda_emulator/race_detection.h), so a missing __syncthreads
+# or a plain `+=` where an atomicAdd belongs is a report naming the kernel. Runs the
+# concurrency suites, the racecheck's own cases (ember_cuda_tsan_tests) and
+# ember_cuda_tests' cases (all but one: .ci/tsan_cuda_subset.sh). Any report fails the stage
+# (halt_on_error), and so does a filter that matches too few tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -20,7 +25,12 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBER_WERROR
   -DCMAKE_C_COMPILER=clang-16 -DCMAKE_CXX_COMPILER=clang++-16 -DEMBER_CUDA=EMULATE -DEMBER_TSAN=ON \
   -DEMBER_MPI=OFF -DEMBER_BUILD_BENCH=OFF -DEMBER_BUILD_EXAMPLES=OFF \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="$OPT" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$OPT" >/dev/null
-cmake --build "$BUILD" -j "$JOBS" --target ember_concurrency_tests
+T0=$SECONDS
+cmake --build "$BUILD" -j "$JOBS" --target ember_concurrency_tests ember_cuda_tests ember_cuda_tsan_tests
+echo "TSan: built in $((SECONDS - T0))s"
+# Reports name the kernel once symbolised: the compiler's own llvm-symbolizer.
+TSAN_SYMBOLIZER_PATH=$(dirname "$(realpath "$(command -v clang++-16)")")/llvm-symbolizer
+export TSAN_SYMBOLIZER_PATH
 
 log=$(mktemp)
 # second_deadlock_stack: a lock-order report shows both stacks.
@@ -37,3 +47,30 @@ if ((${ran:-0} < MIN_TESTS)); then
   exit 1
 fi
 echo "TSan: $ran tests, no report"
+
+# The racecheck: its own cases (each report case a death test), then ember_cuda_tests.
+source .ci/tsan_cuda_subset.sh
+run_cuda() {
+  local what=$1 min=$2
+  shift 2
+  local t=$SECONDS
+  if ! env "${TSAN_CUDA_ENV[@]}" TSAN_OPTIONS=halt_on_error=1 "$@" --gtest_brief=1 >"$log" 2>&1; then
+    cat "$log"
+    echo "TSan ($what): failed" >&2
+    exit 1
+  fi
+  tail -n 3 "$log"
+  ran=$(sed -nE 's/^\[==========\] ([0-9]+) tests? from .* ran\..*/\1/p' "$log")
+  if ((${ran:-0} < min)); then
+    echo "TSan ($what): ran ${ran:-0} tests, expected at least $min" >&2
+    exit 1
+  fi
+  if grep -q '^\[  SKIPPED \]' "$log"; then
+    grep '^\[  SKIPPED \]' "$log" >&2
+    echo "TSan ($what): every case must run" >&2
+    exit 1
+  fi
+  echo "TSan ($what): $ran tests, no report ($((SECONDS - t))s)"
+}
+run_cuda racecheck 6 "$BUILD/tests/ember_cuda_tsan_tests"
+run_cuda ember_cuda_tests "$TSAN_CUDA_MIN_TESTS" "$BUILD/tests/ember_cuda_tests" --gtest_filter="$TSAN_CUDA_FILTER"

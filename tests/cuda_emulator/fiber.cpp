@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "cuda_emulator/race_detection.h"
 #include "cuda_emulator/sanitizer.h"
 #if defined(EMBER_EMULATION_ASAN)
 #include <sanitizer/asan_interface.h>
@@ -87,6 +88,7 @@ struct StackPool {
     if (!free.empty()) {
       FiberStack s = free.back();
       free.pop_back();
+      if (race::kEnabled) forget_accesses(s);
       return s;
     }
     FiberStack s;
@@ -100,6 +102,15 @@ struct StackPool {
     return s;
   }
   void give(FiberStack s) { free.push_back(s); }
+  // Racecheck: the stack's next fiber is another TSan identity, and its frames would race
+  // with the previous one's in TSan's eyes. Mapping the usable part afresh makes TSan's mmap
+  // hook overwrite the range's history (as the new fiber's creator's write, which happens
+  // before the fiber).
+  static void forget_accesses(const FiberStack& s) {
+    void* m = ::mmap(s.bottom(), s.size(), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (m == MAP_FAILED) throw std::bad_alloc();
+  }
 };
 
 thread_local StackPool t_pool;
@@ -125,7 +136,8 @@ void finish_switch(void* fake_stack, const void** old_bottom, size_t* old_size) 
 char* FiberStack::bottom() const { return mapping + page_size(); }
 size_t FiberStack::size() const { return mapped - page_size(); }
 
-Fiber::Fiber(Entry entry, void* arg) : entry_(entry), arg_(arg), stack_(t_pool.take()) {
+Fiber::Fiber(Entry entry, void* arg)
+    : entry_(entry), arg_(arg), stack_(t_pool.take()), identity_(race::new_identity()) {
 #if defined(EMBER_EMULATION_USE_UCONTEXT)
   getcontext(&context_);
   context_.uc_stack.ss_sp = stack_.bottom();
@@ -151,7 +163,10 @@ Fiber::Fiber(Entry entry, void* arg) : entry_(entry), arg_(arg), stack_(t_pool.t
 #endif
 }
 
-Fiber::~Fiber() { release_stack(); }
+Fiber::~Fiber() {
+  release_stack();
+  if (identity_) race::destroy_identity(identity_);
+}
 
 void Fiber::release_stack() {
   if (!stack_.mapping) return;
@@ -170,6 +185,8 @@ void Fiber::resume() {
   t_current = this;
   void* fake_stack = nullptr;
   start_switch(&fake_stack, stack_.bottom(), stack_.size());
+  caller_identity_ = race::current_identity();
+  race::switch_identity(identity_);
 #if defined(EMBER_EMULATION_USE_UCONTEXT)
   swapcontext(&caller_context_, &context_);
 #else
@@ -183,6 +200,7 @@ void Fiber::suspend() {
   Fiber* self = t_current;
   void* fake_stack = nullptr;
   start_switch(&fake_stack, self->caller_bottom_, self->caller_size_);
+  race::switch_identity(self->caller_identity_);
 #if defined(EMBER_EMULATION_USE_UCONTEXT)
   swapcontext(&self->context_, &self->caller_context_);
 #else
@@ -208,6 +226,7 @@ void Fiber::start(void* self) {
 void Fiber::exit_to_caller() {
   finished_ = true;
   start_switch(nullptr, caller_bottom_, caller_size_);  // null: this fiber's fake stack dies
+  race::switch_identity(caller_identity_);
 #if defined(EMBER_EMULATION_USE_UCONTEXT)
   setcontext(&caller_context_);
 #else

@@ -8,7 +8,10 @@
 // GPU, a hang or undefined behaviour). Threads start and resume in the thread order
 // (control.h): in thread order, reversed, or shuffled anew for the start and for every
 // barrier, so that a shared-memory read whose barrier is missing sees stale data in some
-// mode instead of always running after the write.
+// mode instead of always running after the write. In the racecheck build (ThreadSanitizer,
+// race_detection.h) each thread is a fiber of its own with a TSan identity, each block runs
+// on a new host thread, and barriers, launch and completion are TSan's only
+// happens-before edges.
 #include <algorithm>
 #include <exception>
 #include <memory>
@@ -16,12 +19,14 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda_emulator/control.h"
 #include "cuda_emulator/fiber.h"
 #include "cuda_emulator/internal.h"
 #include "cuda_emulator/launch.h"
+#include "cuda_emulator/race_detection.h"
 
 thread_local uint3 threadIdx{0, 0, 0};
 thread_local uint3 blockIdx{0, 0, 0};
@@ -38,12 +43,23 @@ struct KernelFault : std::runtime_error {
 
 enum class ThreadState { Fresh, Running, AtBarrier, Done };
 
+// Racecheck: a sync object is a fresh heap byte, so that TSan's clock for it starts empty
+// (freeing the byte drops it).
+using SyncObject = std::unique_ptr<char>;
+SyncObject new_sync_object() { return race::kEnabled ? std::make_unique<char>() : nullptr; }
+
 struct Block {
   void (*thread)(void*);
-  void* context;
-  unsigned size;                       // threads
-  std::vector<unsigned> order;         // the order in which threads start, then resume at a barrier
+  void* context;                // the launch, which its host released (streams.cpp)
+  unsigned size;                // threads
+  std::vector<unsigned> order;  // the order in which threads start, then resume at a barrier
+  ThreadOrder thread_order = ThreadOrder::Forward;
   std::mt19937_64* shuffle = nullptr;  // the launch's draws (shuffled thread order only)
+  // Racecheck: threads release `arriving` at a barrier and acquire `opened` once it opens (a
+  // new pair per barrier, so that a thread resumed early and arriving at the next barrier
+  // gives nothing to those not resumed yet); all release `done` when they end.
+  SyncObject arriving, opened;
+  const void* done = nullptr;
   std::vector<ThreadState> state;
   std::vector<Fiber*> fiber_of;
   std::vector<std::unique_ptr<Fiber>> fibers;
@@ -71,6 +87,7 @@ std::string thread_name(unsigned t) {
          " of block " + xyz(blockIdx.x, blockIdx.y, blockIdx.z);
 }
 
+// Racecheck: one thread per worker, as its fiber is that thread's TSan identity.
 void worker(void* arg) {
   Block& b = *static_cast<Block*>(arg);
   while (b.fault.empty() && b.next_fresh < b.size) {
@@ -78,14 +95,19 @@ void worker(void* arg) {
     b.state[t] = ThreadState::Running;
     b.fiber_of[t] = Fiber::current();
     enter_thread(b, t);
+    race::acquire(b.context);
     try {
       b.thread(b.context);
     } catch (const std::exception& e) {
+      const race::IgnoreAccesses scheduler_record;  // freed by another identity
       if (b.fault.empty()) b.fault = thread_name(t) + ": " + e.what();
     } catch (...) {
+      const race::IgnoreAccesses scheduler_record;
       if (b.fault.empty()) b.fault = thread_name(t) + ": an unknown exception";
     }
+    race::release(b.done);
     b.state[t] = ThreadState::Done;
+    if (race::kEnabled) break;
   }
 }
 
@@ -99,7 +121,7 @@ void draw_thread_order(Block& b) {
   if (b.order.size() != b.size) {
     b.order.resize(b.size);
     std::iota(b.order.begin(), b.order.end(), 0u);
-    if (thread_order() == ThreadOrder::Reverse) std::reverse(b.order.begin(), b.order.end());
+    if (b.thread_order == ThreadOrder::Reverse) std::reverse(b.order.begin(), b.order.end());
   }
   if (b.shuffle) std::shuffle(b.order.begin(), b.order.end(), *b.shuffle);
 }
@@ -114,6 +136,7 @@ std::string run_block(Block& b) {
   b.epoch = 0;
   b.serial = ++t_block_serial;
   b.fault.clear();
+  b.arriving = new_sync_object();
   while (b.fault.empty() && b.next_fresh < b.size) {
     b.fibers.push_back(std::make_unique<Fiber>(&worker, &b));
     resume(*b.fibers.back());
@@ -132,6 +155,8 @@ std::string run_block(Block& b) {
       break;
     }
     ++b.epoch;
+    b.opened = std::move(b.arriving);
+    b.arriving = new_sync_object();
     draw_thread_order(b);
     for (unsigned i = 0; i < b.size && b.fault.empty(); ++i) {
       const unsigned t = b.order[i];
@@ -142,9 +167,37 @@ std::string run_block(Block& b) {
     }
   }
   // Fibers of an abandoned block are dropped where they stand (their frames hold no
-  // resources: kernels allocate nothing).
+  // resources: kernels allocate nothing). For the racecheck they are done all the same: the
+  // launch's end orders what they did before the host (which frees the launch, say).
+  if (!b.fault.empty())
+    for (const auto& f : b.fibers)
+      if (!f->finished()) race::release_as(f->race_identity(), b.done);
   b.fibers.clear();
   return b.fault;
+}
+
+// Racecheck: the block on a host thread of its own, so that TSan sees its shared memory
+// (thread_local, kernel_language.h) as new memory, not as the previous block's without a
+// happens-before edge. The grid's thread-locals are set there; the launching thread's are
+// left as they were. Nothing there may take the runtime's lock, which the launching thread holds.
+std::string run_block_on_new_thread(Block& b) {
+  const dim3 grid = gridDim, block = blockDim;
+  const uint3 index = blockIdx;
+  std::string fault;
+  std::thread runner([&] {
+    gridDim = grid;
+    blockDim = block;
+    blockIdx = index;
+    t_block = &b;
+    try {
+      fault = run_block(b);
+    } catch (const std::exception& e) {
+      fault = e.what();
+    }
+    t_block = nullptr;
+  });
+  runner.join();
+  return fault;
 }
 
 std::vector<uint64_t> block_sequence(uint64_t n) {
@@ -171,7 +224,9 @@ void syncthreads() {
   Block* b = t_block;
   if (!b || !Fiber::current()) throw KernelFault("__syncthreads() called outside a kernel");
   b->state[b->current] = ThreadState::AtBarrier;
+  race::release(b->arriving.get());
   Fiber::suspend();
+  race::acquire(b->opened.get());
 }
 
 unsigned barrier_epoch() { return t_block ? t_block->epoch : 0; }
@@ -193,6 +248,9 @@ void run_grid(const LaunchConfig& config, int device, void (*thread)(void*), voi
   b.thread = thread;
   b.context = context;
   b.size = config.block.x * config.block.y * config.block.z;
+  b.thread_order = thread_order();  // read here: it takes the runtime's lock (a block thread would wait)
+  const SyncObject done = new_sync_object();
+  b.done = done.get();
   std::mt19937_64 thread_shuffle;
   if (thread_order() == ThreadOrder::Shuffle) {
     thread_shuffle.seed(next_thread_shuffle_seed());
@@ -206,12 +264,13 @@ void run_grid(const LaunchConfig& config, int device, void (*thread)(void*), voi
       blockIdx = uint3{static_cast<unsigned>(i % config.grid.x),
                        static_cast<unsigned>(i / config.grid.x % config.grid.y),
                        static_cast<unsigned>(i / (uint64_t(config.grid.x) * config.grid.y))};
-      fault = run_block(b);
+      fault = race::kEnabled ? run_block_on_new_thread(b) : run_block(b);
       if (!fault.empty()) break;
     }
   } catch (const std::exception& e) {  // no stack for a fiber
     fault = e.what();
   }
+  race::acquire(b.done);
   t_block = nullptr;
   gridDim = saved_grid;
   blockDim = saved_block;

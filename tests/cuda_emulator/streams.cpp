@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cuda_emulator/internal.h"
+#include "cuda_emulator/race_detection.h"
 
 namespace ember::emulation {
 
@@ -71,6 +72,7 @@ void submit(cudaStream_t s, int device, void (*work)(void*), std::shared_ptr<voi
   Lock lock(st.mutex);
   CUstream_st& stream = stream_or_null(s, device);
   ++stream.enqueued;
+  race::release(context.get());  // the launch's edge from the host (race_detection.h)
   if (!st.deferred) {
     ++stream.executed;
     work(context.get());

@@ -6,13 +6,17 @@
 # Each patch puts one bug into the code. Its header names the bug and the builds that judge it,
 # tried in order until one catches it:
 #   # bug: <what the mutation does>
-#   # class: release | clang | asan   (one or more, in order)
+#   # class: release | clang | asan | tsan   (one or more, in order)
 # release: GCC Release, EMBER_CUDA=EMULATE; the cuda test label in CI's runs
 #          (.ci/emulated_cuda_modes.sh: two emulated devices, strict devices; forward, blocks
 #          and threads reversed, shuffled, deferred streams), stopping at the first failure;
 # clang:   clang-16 with kernels/cuda's index-width errors (-Werror=shorten-64-to-32): caught
 #          when the patched code does not compile;
-# asan:    clang-16 ASan+UBSan, EMBER_CUDA_CACHING_ALLOCATOR=0; the cuda label, forward mode.
+# asan:    clang-16 ASan+UBSan, EMBER_CUDA_CACHING_ALLOCATOR=0; the cuda label, forward mode;
+# tsan:    clang-16 TSan, the emulator's racecheck (every emulated thread a TSan identity,
+#          barriers the only edges between them); ember_cuda_tests as CI runs it
+#          (.ci/tsan_cuda_subset.sh), in one process: caught by a ThreadSanitizer report (or a
+#          failure).
 # The patch is applied to a scratch worktree ($MUTATION_WORK, default /tmp/ember-mutations),
 # whose build folders are kept between runs so each mutation rebuilds only what it touches
 # (ccache when installed; builds serialised on $BUILD_LOCK when that file exists, as on the
@@ -66,6 +70,9 @@ configure() {
     asan) cmake "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
       -DCMAKE_CXX_COMPILER=clang++-16 -DEMBER_SANITIZE=ON "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$opt" \
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" "${extra[@]}" >/dev/null ;;
+    tsan) cmake "${common[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang-16 \
+      -DCMAKE_CXX_COMPILER=clang++-16 -DEMBER_TSAN=ON "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$opt" \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$opt" "${extra[@]}" >/dev/null ;;
     *) echo "unknown class $cls" >&2; return 2 ;;
   esac
 }
@@ -90,6 +97,36 @@ judge() {
   fi
   if ! locked cmake --build "$dir" -j "$JOBS" --target ember_cuda_tests >"$log" 2>&1; then
     echo "the $cls build failed (see $log)"
+    return 0
+  fi
+  if [[ $cls == tsan ]]; then
+    # As CI runs it, in one process: the first report ends it (halt_on_error).
+    local TSAN_CUDA_FILTER TSAN_CUDA_ENV
+    # shellcheck source=/dev/null
+    source "$SCRATCH/.ci/tsan_cuda_subset.sh"
+    local symbolizer
+    symbolizer=$(dirname "$(realpath "$(command -v clang++-16)")")/llvm-symbolizer
+    if env "${TSAN_CUDA_ENV[@]}" TSAN_OPTIONS=halt_on_error=1 TSAN_SYMBOLIZER_PATH="$symbolizer" \
+      "$dir/tests/ember_cuda_tests" --gtest_filter="$TSAN_CUDA_FILTER" >"$log" 2>&1; then
+      return 1
+    fi
+    local report kernel test
+    report=$(grep -m1 -oE 'ThreadSanitizer: [a-z -]*[a-z]' "$log" || true)
+    # The kernel: the first frame of the report's first stack named *_kernel (Ember's kernels
+    # all are), else that stack's top frame.
+    kernel=$(awk '/WARNING: ThreadSanitizer/ { w = 1; next }
+      w && /^ +#[0-9]+ / {
+        if (top == "") top = $2
+        if (k == "" && match($0, /[A-Za-z0-9_]*_kernel(<[^>]*>)?/)) k = substr($0, RSTART, RLENGTH)
+      }
+      w && /^$/ { exit }
+      END { print (k != "") ? k : top }' "$log")
+    test=$(grep -E '^\[ RUN +\]' "$log" | tail -1 | sed -E 's/^\[ RUN +\] //')
+    if [[ -n $report ]]; then
+      echo "tsan: $report in $kernel ($test)"
+    else
+      echo "tsan: $(grep -m1 -E '^\[  FAILED  \]' "$log" || echo "ember_cuda_tests failed (see $log)")"
+    fi
     return 0
   fi
   local modes=("${EMULATED_CUDA_MODES[@]}")

@@ -35,11 +35,14 @@ class BlockReduce {
                         std::to_string(n) + " threads");
     const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const unsigned epoch = emu::barrier_epoch();
-    if (temp_.block == emu::block_serial() && temp_.read_epoch == epoch)
+    // The misuse check's own fields: every thread writes them before the barrier, which is
+    // no race of the kernel's, so relaxed atomics keep ThreadSanitizer quiet about them.
+    if (__atomic_load_n(&temp_.block, __ATOMIC_RELAXED) == emu::block_serial() &&
+        __atomic_load_n(&temp_.read_epoch, __ATOMIC_RELAXED) == epoch)
       emu::kernel_fault(
           "cub::BlockReduce TempStorage reused without a __syncthreads() after the previous Reduce");
-    temp_.block = emu::block_serial();
-    temp_.read_epoch = epoch + 1;
+    __atomic_store_n(&temp_.block, emu::block_serial(), __ATOMIC_RELAXED);
+    __atomic_store_n(&temp_.read_epoch, epoch + 1, __ATOMIC_RELAXED);
     std::memcpy(temp_.slots + sizeof(T) * tid, &value, sizeof(T));
     __syncthreads();
     T result;

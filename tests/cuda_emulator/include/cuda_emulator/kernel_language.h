@@ -4,10 +4,13 @@
 // launching host thread; a block's threads are fibers that run to their next
 // __syncthreads() or their end, so a barrier is a real call into the scheduler, which sets
 // threadIdx and blockIdx before every thread it resumes. __shared__ is static thread_local:
-// the threads of a block share one host thread and blocks never interleave on it.
+// the threads of a block share one host thread and blocks never interleave on it (under
+// ThreadSanitizer each block runs on a host thread of its own, so that its shared memory is
+// new to TSan: race_detection.h).
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "ember/core/export.h"
 
@@ -48,12 +51,23 @@ EMBER_API uint64_t block_serial();
 
 inline void __syncthreads() { ember::emulation::syncthreads(); }
 
-// Blocks never run concurrently here, so plain read-modify-writes are atomic.
+// The atomics are real atomic operations (the __atomic builtins; std::atomic_ref is C++20),
+// relaxed as CUDA's are: blocks never run concurrently here, so a plain read-modify-write
+// would give the same values, but ThreadSanitizer (race_detection.h) must see an atomic
+// where the kernel asks for one, and a plain `+=` where it does not.
 template <class T>
 inline T ember_emulated_atomic_add(T* p, T v) {
-  const T old = *p;
-  *p = old + v;
-  return old;
+  if constexpr (std::is_integral<T>::value) {
+    return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+  } else {
+    // Floating point: compare-and-swap on the bytes (a NaN compares equal to itself there).
+    T old;
+    __atomic_load(p, &old, __ATOMIC_RELAXED);
+    T next = old + v;
+    while (!__atomic_compare_exchange(p, &old, &next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      next = old + v;
+    return old;
+  }
 }
 inline float atomicAdd(float* p, float v) { return ember_emulated_atomic_add(p, v); }
 inline double atomicAdd(double* p, double v) { return ember_emulated_atomic_add(p, v); }
@@ -64,9 +78,9 @@ inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v)
 }
 template <class T>
 inline T ember_emulated_atomic_cas(T* p, T compare, T value) {
-  const T old = *p;
-  if (old == compare) *p = value;
-  return old;
+  // On failure the builtin stores the value it found into compare: CUDA returns that.
+  __atomic_compare_exchange_n(p, &compare, value, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return compare;
 }
 inline int atomicCAS(int* p, int compare, int value) { return ember_emulated_atomic_cas(p, compare, value); }
 inline unsigned atomicCAS(unsigned* p, unsigned compare, unsigned value) {
