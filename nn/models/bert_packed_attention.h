@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "ember/core/export.h"
 #include "ember/core/tensor.h"
 
 namespace ember::nn::models {
 
-Tensor packed_self_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                             const std::vector<int64_t>& offsets, int64_t num_heads, double dropout_p);
+EMBER_API Tensor packed_self_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                       const std::vector<int64_t>& offsets, int64_t num_heads,
+                                       double dropout_p);
 
 }  // namespace ember::nn::models
