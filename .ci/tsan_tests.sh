@@ -33,28 +33,14 @@ TSAN_SYMBOLIZER_PATH=$(dirname "$(realpath "$(command -v clang++-16)")")/llvm-sy
 export TSAN_SYMBOLIZER_PATH
 
 log=$(mktemp)
-# second_deadlock_stack: a lock-order report shows both stacks.
-if ! TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$BUILD/tests/ember_concurrency_tests" \
-  --gtest_filter="$FILTER" --gtest_brief=1 >"$log" 2>&1; then
-  cat "$log"
-  echo "TSan: failed" >&2
-  exit 1
-fi
-tail -n 3 "$log"
-ran=$(sed -nE 's/^\[==========\] ([0-9]+) tests? from .* ran\..*/\1/p' "$log")
-if ((${ran:-0} < MIN_TESTS)); then
-  echo "TSan: the filter ran ${ran:-0} tests, expected at least $MIN_TESTS" >&2
-  exit 1
-fi
-echo "TSan: $ran tests, no report"
-
-# The racecheck: its own cases (each report case a death test), then ember_cuda_tests.
-source .ci/tsan_cuda_subset.sh
-run_cuda() {
-  local what=$1 min=$2
-  shift 2
+# Runs a gtest binary under TSan: any report fails (halt_on_error; second_deadlock_stack: a
+# lock-order report shows both stacks), and so do fewer than min tests and, with skips=no,
+# a skipped case. Arguments after those three: `env`'s (settings, then the command).
+run_under_tsan() {
+  local what=$1 min=$2 skips=$3
+  shift 3
   local t=$SECONDS
-  if ! env "${TSAN_CUDA_ENV[@]}" TSAN_OPTIONS=halt_on_error=1 "$@" --gtest_brief=1 >"$log" 2>&1; then
+  if ! env TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$@" --gtest_brief=1 >"$log" 2>&1; then
     cat "$log"
     echo "TSan ($what): failed" >&2
     exit 1
@@ -65,12 +51,17 @@ run_cuda() {
     echo "TSan ($what): ran ${ran:-0} tests, expected at least $min" >&2
     exit 1
   fi
-  if grep -q '^\[  SKIPPED \]' "$log"; then
+  if [[ $skips == no ]] && grep -q '^\[  SKIPPED \]' "$log"; then
     grep '^\[  SKIPPED \]' "$log" >&2
     echo "TSan ($what): every case must run" >&2
     exit 1
   fi
   echo "TSan ($what): $ran tests, no report ($((SECONDS - t))s)"
 }
-run_cuda racecheck 6 "$BUILD/tests/ember_cuda_tsan_tests"
-run_cuda ember_cuda_tests "$TSAN_CUDA_MIN_TESTS" "$BUILD/tests/ember_cuda_tests" --gtest_filter="$TSAN_CUDA_FILTER"
+run_under_tsan concurrency "$MIN_TESTS" yes "$BUILD/tests/ember_concurrency_tests" --gtest_filter="$FILTER"
+
+# The racecheck: its own cases (each report case a death test), then ember_cuda_tests.
+source .ci/tsan_cuda_subset.sh
+run_under_tsan racecheck 6 no "${TSAN_CUDA_ENV[@]}" "$BUILD/tests/ember_cuda_tsan_tests"
+run_under_tsan ember_cuda_tests "$TSAN_CUDA_MIN_TESTS" no "${TSAN_CUDA_ENV[@]}" "$BUILD/tests/ember_cuda_tests" \
+  --gtest_filter="$TSAN_CUDA_FILTER"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ember/data/unicode.h"
+#include "ember/nn/json.h"
 
 namespace ember::data {
 namespace {
@@ -118,21 +119,6 @@ const CodePointClass* bmp_classes() {
   return table.get();
 }
 
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    unicode::append_utf8(out, c);
-  }
-}
-
 // Splits normalised code points into words: at white space, and around each punctuation
 // character, which is a word of its own.
 struct WordSplitter {
@@ -146,10 +132,10 @@ struct WordSplitter {
   void alone(char32_t c) {  // punctuation, or a spaced ideograph
     flush();
     single.clear();
-    append_utf8(single, c);
+    nn::json::append_utf8(single, c);
     sink(single);
   }
-  void letter(char32_t c) { append_utf8(word, c); }
+  void letter(char32_t c) { nn::json::append_utf8(word, c); }
   void normalized_code_point(char32_t n) {
     if (unicode::is_white_space(n))
       flush();

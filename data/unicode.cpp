@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/nn/json.h"
 
 namespace ember::data::unicode {
 namespace {
@@ -29,16 +30,10 @@ std::u32string decode(const std::string& s) {
   return out;
 }
 
-void append_utf8(std::string& out, char32_t c) {
-  utf8proc_uint8_t buf[4];
-  const utf8proc_ssize_t n = utf8proc_encode_char(static_cast<utf8proc_int32_t>(c), buf);
-  out.append(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
-}
-
 std::string encode(const std::u32string& s) {
   std::string out;
   out.reserve(s.size());
-  for (char32_t c : s) append_utf8(out, c);
+  for (char32_t c : s) nn::json::append_utf8(out, c);
   return out;
 }
 

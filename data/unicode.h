@@ -9,8 +9,6 @@ namespace ember::data::unicode {
 
 /// The code points of s, which must be valid UTF-8 (check with nn::json::valid_utf8 first).
 std::u32string decode(const std::string& s);
-/// c appended to out as UTF-8.
-void append_utf8(std::string& out, char32_t c);
 /// The UTF-8 of a code point sequence.
 std::string encode(const std::u32string& s);
 

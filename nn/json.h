@@ -27,6 +27,8 @@ struct EMBER_API Value {
 
 /// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
 EMBER_API bool valid_utf8(const std::string& s, size_t* bad_at = nullptr);
+/// code_point (at most U+10FFFF) appended to out as UTF-8.
+EMBER_API void append_utf8(std::string& out, char32_t code_point);
 /// Parses one JSON value followed only by whitespace; the text must be UTF-8 (RFC 8259).
 /// IOError "invalid JSON at byte N: why".
 EMBER_API Value parse(const std::string& text);

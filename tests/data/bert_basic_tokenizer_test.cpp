@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ember/data/bert_basic_tokenizer.h"
+#include "ember/nn/json.h"
 
 namespace {
 using namespace ember;
@@ -52,26 +53,9 @@ std::string name_of(const BertTokenizerOptions& o) {
          (o.strip_accents ? (*o.strip_accents ? "on" : "off") : "default");
 }
 
-// UTF-8 of code points (the library's own encoder is private to it).
 std::string utf8(const std::u32string& s) {
   std::string out;
-  for (const char32_t c : s) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
+  for (const char32_t c : s) nn::json::append_utf8(out, c);
   return out;
 }
 
