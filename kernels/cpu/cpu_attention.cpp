@@ -7,7 +7,7 @@
 // The backward takes one pass over the key blocks: a task owns a group of them (their dK and
 // dV rows, summed over the queries) and a partial dQ, so there are no races; the groups
 // follow the shape alone and the partials are added in order, so the sums are deterministic.
-// Eigen's GEMM runs single-threaded inside the tasks (eigen_single_thread.h).
+// The block products run on the task's thread (kernels/cpu/gemm_into.h).
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
@@ -17,6 +17,7 @@
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/eigen_single_thread.h"
+#include "ember/kernels/cpu/gemm_into.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember {
@@ -34,13 +35,17 @@ template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 template <class T>
 using MapMat = Eigen::Map<Mat<T>>;
-template <class T>
-using ConstMapMat = Eigen::Map<const Mat<T>>;
 // A task's scratch. Eigen's aligned allocation matters for reproducibility: its vectorised exp
 // and sums take scalar steps up to the first aligned element, so a block's bits would
 // otherwise depend on where the heap put the buffer (and differ with the thread count).
 template <class T>
 using Buffer = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+
+// A row-major block, as a GEMM operand.
+template <class T>
+cpu::MatrixView<T> view(const MapMat<T>& m) {
+  return {m.data(), m.rows(), m.cols(), m.cols(), 1};
+}
 
 int64_t blocks(int64_t n, int64_t block) { return (n + block - 1) / block; }
 
@@ -87,9 +92,10 @@ struct Problem {
   // The first query that sees key j0 (top-left causal alignment: key j is seen by queries >= j).
   int64_t query_begin(int64_t j0) const { return causal ? j0 : 0; }
 
-  ConstMapMat<T> rows(const T* base, int64_t per_batch, int64_t b, int64_t r0, int64_t n,
-                      int64_t cols) const {
-    return ConstMapMat<T>(base + (b * per_batch + r0) * cols, n, cols);
+  // Rows [r0, r0 + n) of batch b of a [B, per_batch, cols] operand.
+  static cpu::MatrixView<T> rows(const T* base, int64_t per_batch, int64_t b, int64_t r0, int64_t n,
+                                 int64_t cols) {
+    return {base + (b * per_batch + r0) * cols, n, cols, cols, 1};
   }
 
   // s = scale * q k^T for queries [i0, i0 + rows) and keys [j0, j0 + cols) of batch b, then
@@ -97,10 +103,7 @@ struct Problem {
   void scores(MapMat<T>& s, int64_t b, int64_t i0, int64_t j0) const {
     constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
     const int64_t bq = s.rows(), bk = s.cols();
-    if (E == 0)
-      s.setZero();
-    else
-      s.noalias() = rows(q, L, b, i0, bq, E) * rows(k, S, b, j0, bk, E).transpose();
+    cpu::gemm_into<T>(s.data(), bk, rows(q, L, b, i0, bq, E), rows(k, S, b, j0, bk, E).transposed(), false);
     s *= scale;
     if (keep || add) {
       for (int64_t r = 0; r < bq; ++r) {
@@ -145,7 +148,7 @@ void forward(T* out, T* lse, const Problem<T>& p) {
           acc.row(r) *= rescale;
           mbuf[r] = m;
         }
-        acc.noalias() += s * p.rows(p.v, p.S, b, j0, s.cols(), p.Ev);
+        cpu::gemm_into<T>(acc.data(), p.Ev, view(s), p.rows(p.v, p.S, b, j0, s.cols(), p.Ev), true);
       }
       MapMat<T> o(out + (b * p.L + i0) * p.Ev, bq, p.Ev);
       for (int64_t r = 0; r < bq; ++r) {
@@ -192,10 +195,8 @@ struct Backward {
       else
         P.row(r) = (P.row(r).array() - l).exp().matrix();
     }
-    if (p.Ev == 0)
-      dS.setZero();
-    else
-      dS.noalias() = p.rows(dout, p.L, b, i0, bq, p.Ev) * p.rows(p.v, p.S, b, j0, bk, p.Ev).transpose();
+    cpu::gemm_into<T>(dS.data(), bk, p.rows(dout, p.L, b, i0, bq, p.Ev),
+                      p.rows(p.v, p.S, b, j0, bk, p.Ev).transposed(), false);
     for (int64_t r = 0; r < bq; ++r)
       dS.row(r) = (P.row(r).array() * (dS.row(r).array() - D[b * p.L + i0 + r])).matrix();
   }
@@ -230,15 +231,15 @@ void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
         MapMat<T> gk(dk + (b * p.S + j0) * p.E, bk, p.E), gv(dv + (b * p.S + j0) * p.Ev, bk, p.Ev);
         gk.setZero();
         gv.setZero();
-        const ConstMapMat<T> keys = p.rows(p.k, p.S, b, j0, bk, p.E);
+        const cpu::MatrixView<T> keys = p.rows(p.k, p.S, b, j0, bk, p.E);
         for (int64_t i0 = p.query_begin(j0); i0 < p.L; i0 += kBlockQ) {
           const int64_t bq = std::min(kBlockQ, p.L - i0);
           MapMat<T> P(pbuf.data(), bq, bk), dS(dsbuf.data(), bq, bk);
           bw.block(P, dS, b, i0, j0);
-          gv.noalias() += P.transpose() * p.rows(bw.dout, p.L, b, i0, bq, p.Ev);
-          gk.noalias() += dS.transpose() * p.rows(p.q, p.L, b, i0, bq, p.E);
-          MapMat<T> gq(gq_base + (b * p.L + i0) * p.E, bq, p.E);
-          gq.noalias() += dS * keys;
+          cpu::gemm_into<T>(gv.data(), p.Ev, view(P).transposed(), p.rows(bw.dout, p.L, b, i0, bq, p.Ev),
+                            true);
+          cpu::gemm_into<T>(gk.data(), p.E, view(dS).transposed(), p.rows(p.q, p.L, b, i0, bq, p.E), true);
+          cpu::gemm_into<T>(gq_base + (b * p.L + i0) * p.E, p.E, view(dS), keys, true);
         }
         gk *= p.scale;
       }

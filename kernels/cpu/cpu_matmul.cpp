@@ -1,25 +1,19 @@
-// Batched GEMM on Eigen. Each operand is mapped in place as row-major or column-major
-// (whichever has unit inner stride), so transposed views cost no copy. Eigen runs each GEMM
-// on one thread; Ember spreads the batch, or one large product's output rows or columns,
-// over its own pool (kernels/cpu/thread_pool.h), which copes with a busy machine better than
-// Eigen's OpenMP regions.
-#include <Eigen/Core>
+// Batched GEMM (kernels/cpu/gemm_into.h: Ember's sgemm for float, Eigen otherwise). Each
+// operand is read in place as row-major or column-major (whichever has unit inner stride), so
+// transposed views cost no copy. Each GEMM runs on one thread; Ember spreads the batch, or one
+// large product's output rows or columns, over its own pool (kernels/cpu/thread_pool.h), which
+// copes with a busy machine better than Eigen's OpenMP regions.
+#include <algorithm>
 #include <cmath>
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/eigen_single_thread.h"
+#include "ember/kernels/cpu/gemm_into.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember {
 namespace {
-
-template <class T, int Order>
-using MatMap =
-    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, 0, Eigen::OuterStride<>>;
-template <class T>
-using OutMap =
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0, Eigen::OuterStride<>>;
 
 // Multiply-adds a parallel task takes on at least: below that, handing work to another
 // thread costs more than it saves.
@@ -32,39 +26,17 @@ int layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
   return -1;
 }
 
-// o[M, N] (row stride ldo) = a[M, K] * b[K, N] (+ bias[N] on every row).
-template <class T, int OA, int OB>
-void gemm(T* o, int64_t ldo, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t lda,
-          int64_t ldb, const T* bias) {
-  OutMap<T> out(o, M, N, Eigen::OuterStride<>(ldo));
-  MatMap<T, OA> A(a, M, K, Eigen::OuterStride<>(lda));
-  MatMap<T, OB> B(b, K, N, Eigen::OuterStride<>(ldb));
-  if (bias) {
-    out.rowwise() = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(bias, N);
-    out.noalias() += A * B;
-  } else {
-    out.noalias() = A * B;
-  }
-}
-
 // One product o = a * b (+ bias), its larger output dim cut into blocks of rows or columns
 // run in parallel. la / lb: 0 row-major, 1 column-major (see layout()).
 template <class T>
 void gemm_parallel(T* o, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t lda, int64_t ldb,
                    int la, int lb, const T* bias) {
+  // Element (i, k) of a is at a[i * a_rs + k * a_cs]; likewise b.
+  const int64_t a_rs = la == 0 ? lda : 1, a_cs = la == 0 ? 1 : lda;
+  const int64_t b_rs = lb == 0 ? ldb : 1, b_cs = lb == 0 ? 1 : ldb;
   auto block = [&](int64_t i0, int64_t m, int64_t j0, int64_t n) {
-    T* ob = o + i0 * N + j0;
-    const T* ab = a + (la == 0 ? i0 * lda : i0);
-    const T* bb = b + (lb == 0 ? j0 : j0 * ldb);
-    const T* biasb = bias ? bias + j0 : nullptr;
-    if (la == 0 && lb == 0)
-      gemm<T, Eigen::RowMajor, Eigen::RowMajor>(ob, N, ab, bb, m, K, n, lda, ldb, biasb);
-    else if (la == 0)
-      gemm<T, Eigen::RowMajor, Eigen::ColMajor>(ob, N, ab, bb, m, K, n, lda, ldb, biasb);
-    else if (lb == 0)
-      gemm<T, Eigen::ColMajor, Eigen::RowMajor>(ob, N, ab, bb, m, K, n, lda, ldb, biasb);
-    else
-      gemm<T, Eigen::ColMajor, Eigen::ColMajor>(ob, N, ab, bb, m, K, n, lda, ldb, biasb);
+    cpu::gemm_into<T>(o + i0 * N + j0, N, {a + i0 * a_rs, m, K, a_rs, a_cs},
+                      {b + j0 * b_cs, K, n, b_rs, b_cs}, false, bias ? bias + j0 : nullptr);
   };
   if (M >= N) {
     const int64_t grain = std::max<int64_t>(8, kMinTaskMacs / std::max<int64_t>(1, N * K));
@@ -111,16 +83,6 @@ void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_i
     const Tensor bias_c = contiguous(bias);
     const T* pbias = bias_c.defined() ? static_cast<const T*>(bias_c.raw_data()) : nullptr;
     T* po = static_cast<T*>(out.raw_data());
-    if (K == 0) {
-      for (int64_t i = 0; i < B; ++i) {
-        OutMap<T> o(po + i * M * N, M, N, Eigen::OuterStride<>(N));
-        if (pbias)
-          o.rowwise() = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(pbias, N);
-        else
-          o.setZero();
-      }
-      return;
-    }
     if (M == 0 || N == 0) return;
     auto one = [&](int64_t i) {
       gemm_parallel<T>(po + i * M * N, pa + i * a.stride(0), pb + i * b.stride(0), M, K, N, lda, ldb, la, lb,
@@ -132,7 +94,9 @@ void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_i
       one(0);
     else
       // (In double: M * N * K, unlike M * K or K * N, is bounded by no operand's size.)
-      parallel_for(B, static_cast<int64_t>(std::ceil(kMinTaskMacs / (double(M) * double(N) * double(K)))),
+      parallel_for(B,
+                   static_cast<int64_t>(
+                       std::ceil(kMinTaskMacs / (double(M) * double(N) * double(std::max<int64_t>(K, 1))))),
                    [&](int64_t lo, int64_t hi) {
                      for (int64_t i = lo; i < hi; ++i) one(i);
                    });

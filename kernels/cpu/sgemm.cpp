@@ -1,0 +1,185 @@
+// Single-precision GEMM with a 6 x 16 register block (kernels/cpu/sgemm.h).
+//
+// The right operand is packed one panel of 16 columns at a time, kKc rows of k deep (16 KiB:
+// it stays in L1 while every row block of the output passes over it); the left operand is read
+// in place, one broadcast per row and k, so a call costs no O(m k) copy. The register block
+// holds 6 x 16 sums in 12 registers, with 2 for the panel's row and 1 for the broadcast: 12
+// fused multiply-adds per 2 loads and 6 broadcasts, which two FMA pipes run at full rate.
+// Partial blocks (fewer than 6 rows: a template per count; fewer than 16 columns: a 6 x 16
+// scratch block) run the same chain per element, so the bits never depend on the blocking.
+#include "ember/kernels/cpu/sgemm.h"
+
+#include <algorithm>
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+#define EMBER_SGEMM_AVX2 1
+#else
+#define EMBER_SGEMM_AVX2 0
+#endif
+
+namespace ember::cpu {
+
+#if EMBER_SGEMM_AVX2
+namespace {
+
+constexpr int kMr = 6, kNr = 16;
+constexpr int64_t kKc = 256;
+
+// Where a register block's sums start.
+enum class Start { Zero, Bias, Output };
+
+// The 8 x 8 block at src (row stride ld) transposed into dst (row stride kNr).
+inline void transpose8x8(float* dst, const float* src, int64_t ld) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * kNr, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * kNr, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+
+// Packs B(kk, jj) for kk < kc, jj < nn into dst[kk * 16 + jj], zeros for jj >= nn. (Short
+// copies are written as vector moves: GCC turns a variable-length memcpy into rep movs, which
+// is slow for 64 bytes.)
+void pack_panel(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t kc, int64_t nn) {
+  if (nn == kNr && b_cs == 1) {
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      _mm256_storeu_ps(dst + kk * kNr, _mm256_loadu_ps(b + kk * b_rs));
+      _mm256_storeu_ps(dst + kk * kNr + 8, _mm256_loadu_ps(b + kk * b_rs + 8));
+    }
+    return;
+  }
+  int64_t kk0 = 0;
+  if (nn == kNr && b_rs == 1) {  // columns contiguous (a linear's weight): 8 x 8 transposes
+    for (; kk0 + 8 <= kc; kk0 += 8) {
+      transpose8x8(dst + kk0 * kNr, b + kk0, b_cs);
+      transpose8x8(dst + kk0 * kNr + 8, b + kk0 + 8 * b_cs, b_cs);
+    }
+  }
+  for (int64_t kk = kk0; kk < kc; ++kk) {
+    float* row = dst + kk * kNr;
+    for (int64_t jj = 0; jj < nn; ++jj) row[jj] = b[kk * b_rs + jj * b_cs];
+    for (int64_t jj = nn; jj < kNr; ++jj) row[jj] = 0.0f;
+  }
+}
+
+// c[r * ldc + 0..16) for r < Rows = start + sum over kk < kc of A(r, kk) * panel[kk].
+template <int Rows>
+void block(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t kc,
+           Start start, const float* bias) {
+  __m256 acc[Rows][2];
+#pragma GCC unroll 6
+  for (int r = 0; r < Rows; ++r) {
+    if (start == Start::Output) {
+      acc[r][0] = _mm256_loadu_ps(c + r * ldc);
+      acc[r][1] = _mm256_loadu_ps(c + r * ldc + 8);
+    } else if (start == Start::Bias) {
+      acc[r][0] = _mm256_loadu_ps(bias);
+      acc[r][1] = _mm256_loadu_ps(bias + 8);
+    } else {
+      acc[r][0] = _mm256_setzero_ps();
+      acc[r][1] = _mm256_setzero_ps();
+    }
+  }
+#pragma GCC unroll 4
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const __m256 b0 = _mm256_loadu_ps(panel + kk * kNr);
+    const __m256 b1 = _mm256_loadu_ps(panel + kk * kNr + 8);
+    const float* ak = a + kk * a_cs;
+#pragma GCC unroll 6
+    for (int r = 0; r < Rows; ++r) {
+      const __m256 av = _mm256_broadcast_ss(ak + r * a_rs);
+      acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < Rows; ++r) {
+    _mm256_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
+  }
+}
+
+using BlockFn = void (*)(float*, int64_t, const float*, int64_t, int64_t, const float*, int64_t, Start,
+                         const float*);
+constexpr BlockFn kBlocks[kMr + 1] = {nullptr,   &block<1>, &block<2>, &block<3>,
+                                      &block<4>, &block<5>, &block<6>};
+
+// Rows [0, rows) of one output panel of nn <= 16 columns; narrower panels go through a
+// 6 x 16 scratch block (the bias and the output read into it, the valid columns written back).
+void panel_rows(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* panel,
+                int64_t kc, int64_t m, int64_t nn, Start start, const float* bias) {
+  if (nn == kNr) {
+    for (int64_t i0 = 0; i0 < m; i0 += kMr)
+      kBlocks[std::min<int64_t>(kMr, m - i0)](c + i0 * ldc, ldc, a + i0 * a_rs, a_rs, a_cs, panel, kc, start,
+                                              bias);
+    return;
+  }
+  alignas(32) float scratch[kMr * kNr];
+  alignas(32) float bias16[kNr] = {};
+  if (start == Start::Bias)
+    for (int64_t j = 0; j < nn; ++j) bias16[j] = bias[j];
+  for (int64_t i0 = 0; i0 < m; i0 += kMr) {
+    const int64_t rows = std::min<int64_t>(kMr, m - i0);
+    if (start == Start::Output)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < nn; ++j) scratch[r * kNr + j] = c[(i0 + r) * ldc + j];
+    kBlocks[rows](scratch, kNr, a + i0 * a_rs, a_rs, a_cs, panel, kc, start, bias16);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < nn; ++j) c[(i0 + r) * ldc + j] = scratch[r * kNr + j];
+  }
+}
+
+}  // namespace
+
+bool sgemm_available() { return true; }
+
+void sgemm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
+           int64_t b_cs, int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
+    return;
+  }
+  alignas(64) float panel[kKc * kNr];
+  for (int64_t j0 = 0; j0 < n; j0 += kNr) {
+    const int64_t nn = std::min<int64_t>(kNr, n - j0);
+    for (int64_t k0 = 0; k0 < k; k0 += kKc) {
+      const int64_t kc = std::min(kKc, k - k0);
+      pack_panel(panel, b + k0 * b_rs + j0 * b_cs, b_rs, b_cs, kc, nn);
+      const Start start = (k0 > 0 || accumulate) ? Start::Output : (bias ? Start::Bias : Start::Zero);
+      panel_rows(c + j0, ldc, a + k0 * a_cs, a_rs, a_cs, panel, kc, m, nn, start, bias ? bias + j0 : nullptr);
+    }
+  }
+}
+
+#else  // no AVX2 and FMA: callers use Eigen (sgemm_available() is false)
+
+bool sgemm_available() { return false; }
+
+void sgemm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
+           int64_t b_cs, int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float s = accumulate ? c[i * ldc + j] : (bias ? bias[j] : 0.0f);
+      for (int64_t kk = 0; kk < k; ++kk) s += a[i * a_rs + kk * a_cs] * b[kk * b_rs + j * b_cs];
+      c[i * ldc + j] = s;
+    }
+}
+
+#endif
+
+}  // namespace ember::cpu
