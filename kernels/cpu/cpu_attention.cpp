@@ -23,8 +23,12 @@
 namespace ember {
 namespace {
 
-// 64 x 64 scores of float64 are 32 KiB: a block and its operands stay in L2.
-constexpr int64_t kBlockQ = 64, kBlockK = 64;
+// Queries or keys per block: 96 for long sequences (a multiple of sgemm's 6 rows and 16
+// columns, so no ragged register blocks, and each key block fetched from memory serves more
+// queries; 96 x 96 scores of float64 are 72 KiB, in L2 with their operands), 64 up to 512,
+// where 96 leaves a ragged last block and more masked scores on the causal diagonal. The
+// blocks follow the shape alone.
+int64_t block_rows(int64_t n) { return n > 512 ? 96 : 64; }
 // The backward's dQ is summed in at most this many partials (one per group of key blocks):
 // enough tasks for the threads of this kind of machine, little memory to add up.
 constexpr int64_t kDqGroups = 8;
@@ -64,6 +68,7 @@ struct Problem {
   int64_t mb = 0, ml = 0, ms = 0;
   bool causal = false;
   T scale;
+  int64_t block_q, block_k;  // queries and keys per block
 
   Problem(const Tensor& qt, const Tensor& kt, const Tensor& vt, const Tensor& mask, bool is_causal, double sc)
       : B(qt.size(0)),
@@ -75,7 +80,9 @@ struct Problem {
         k(static_cast<const T*>(kt.raw_data())),
         v(static_cast<const T*>(vt.raw_data())),
         causal(is_causal),
-        scale(static_cast<T>(sc)) {
+        scale(static_cast<T>(sc)),
+        block_q(block_rows(L)),
+        block_k(block_rows(S)) {
     if (mask.defined()) {
       if (mask.dtype() == kBool)
         keep = static_cast<const bool*>(mask.raw_data());
@@ -123,18 +130,18 @@ struct Problem {
 template <class T>
 void forward(T* out, T* lse, const Problem<T>& p) {
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
-  const int64_t qblocks = blocks(p.L, kBlockQ);
-  parallel_for(p.B * qblocks, grain_for(kBlockQ * p.S * (p.E + p.Ev)), [&](int64_t lo, int64_t hi) {
-    Buffer<T> sbuf(kBlockQ * kBlockK), accbuf(kBlockQ * p.Ev), mbuf(kBlockQ), lbuf(kBlockQ);
+  const int64_t qblocks = blocks(p.L, p.block_q);
+  parallel_for(p.B * qblocks, grain_for(p.block_q * p.S * (p.E + p.Ev)), [&](int64_t lo, int64_t hi) {
+    Buffer<T> sbuf(p.block_q * p.block_k), accbuf(p.block_q * p.Ev), mbuf(p.block_q), lbuf(p.block_q);
     for (int64_t t = lo; t < hi; ++t) {
-      const int64_t b = t / qblocks, i0 = (t % qblocks) * kBlockQ, bq = std::min(kBlockQ, p.L - i0);
+      const int64_t b = t / qblocks, i0 = (t % qblocks) * p.block_q, bq = std::min(p.block_q, p.L - i0);
       MapMat<T> acc(accbuf.data(), bq, p.Ev);
       acc.setZero();
       mbuf.setConstant(kMinusInf);  // running maximum of each row
       lbuf.setZero();               // running sum of exp(score - maximum)
       const int64_t jend = p.key_end(i0, bq);
-      for (int64_t j0 = 0; j0 < jend; j0 += kBlockK) {
-        MapMat<T> s(sbuf.data(), bq, std::min(kBlockK, jend - j0));
+      for (int64_t j0 = 0; j0 < jend; j0 += p.block_k) {
+        MapMat<T> s(sbuf.data(), bq, std::min(p.block_k, jend - j0));
         p.scores(s, b, i0, j0);
         for (int64_t r = 0; r < bq; ++r) {
           const T m = std::max(mbuf[r], s.row(r).maxCoeff());
@@ -210,7 +217,7 @@ void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
   // partials are added in group order at the end. The groups depend on the shape alone, so the
   // bits do not depend on the thread count, and the scores are computed once (two passes, one
   // owning dK and dV and one dQ, computed them twice: 9 block products instead of 7).
-  const int64_t kblocks = blocks(p.S, kBlockK);
+  const int64_t kblocks = blocks(p.S, p.block_k);
   const int64_t rows = p.B * p.L;
   std::fill(dq, dq + rows * p.E, T(0));
   if (kblocks == 0) return;  // no keys: no gradient
@@ -220,20 +227,20 @@ void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
   Buffer<T> partials(std::max<int64_t>(0, groups - 1) * rows * p.E);
   partials.setZero();
   const auto partial = [&](int64_t g) { return g == 0 ? dq : partials.data() + (g - 1) * rows * p.E; };
-  const int64_t macs = per_group * kBlockK * p.L * (3 * p.E + 2 * p.Ev);
+  const int64_t macs = per_group * p.block_k * p.L * (3 * p.E + 2 * p.Ev);
   parallel_for(p.B * groups, grain_for(macs), [&](int64_t lo, int64_t hi) {
-    Buffer<T> pbuf(kBlockQ * kBlockK), dsbuf(kBlockQ * kBlockK);
+    Buffer<T> pbuf(p.block_q * p.block_k), dsbuf(p.block_q * p.block_k);
     for (int64_t t = lo; t < hi; ++t) {
       const int64_t b = t / groups, g = t % groups;
       T* gq_base = partial(g);
       for (int64_t kb = g * per_group; kb < std::min(kblocks, (g + 1) * per_group); ++kb) {
-        const int64_t j0 = kb * kBlockK, bk = std::min(kBlockK, p.S - j0);
+        const int64_t j0 = kb * p.block_k, bk = std::min(p.block_k, p.S - j0);
         MapMat<T> gk(dk + (b * p.S + j0) * p.E, bk, p.E), gv(dv + (b * p.S + j0) * p.Ev, bk, p.Ev);
         gk.setZero();
         gv.setZero();
         const cpu::MatrixView<T> keys = p.rows(p.k, p.S, b, j0, bk, p.E);
-        for (int64_t i0 = p.query_begin(j0); i0 < p.L; i0 += kBlockQ) {
-          const int64_t bq = std::min(kBlockQ, p.L - i0);
+        for (int64_t i0 = p.query_begin(j0); i0 < p.L; i0 += p.block_q) {
+          const int64_t bq = std::min(p.block_q, p.L - i0);
           MapMat<T> P(pbuf.data(), bq, bk), dS(dsbuf.data(), bq, bk);
           bw.block(P, dS, b, i0, j0);
           cpu::gemm_into<T>(gv.data(), p.Ev, view(P).transposed(), p.rows(bw.dout, p.L, b, i0, bq, p.Ev),

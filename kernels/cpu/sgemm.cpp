@@ -116,14 +116,42 @@ using BlockFn = void (*)(float*, int64_t, const float*, int64_t, int64_t, const 
 constexpr BlockFn kBlocks[kMr + 1] = {nullptr,   &block<1>, &block<2>, &block<3>,
                                       &block<4>, &block<5>, &block<6>};
 
+// The right operand's next panel, fetched into the cache a part at a time while this panel's
+// row blocks run: a linear's weight is read from memory once per call, and the packing
+// otherwise waited on every line of it.
+struct NextPanel {
+  const char* base = nullptr;                   // none
+  int64_t segments = 0, stride = 0, bytes = 0;  // `segments` runs of `bytes` bytes, `stride` apart
+
+  // Where the panel of columns [j0, j0 + nn) and depths [k0, k0 + kc) is read from; strided
+  // both ways (no unit stride) is not fetched.
+  static NextPanel of(const float* b, int64_t b_rs, int64_t b_cs, int64_t k0, int64_t kc, int64_t j0,
+                      int64_t nn) {
+    const char* at = reinterpret_cast<const char*>(b + k0 * b_rs + j0 * b_cs);
+    if (b_rs == 1) return {at, nn, b_cs * 4, kc * 4};
+    if (b_cs == 1) return {at, kc, b_rs * 4, nn * 4};
+    return {};
+  }
+
+  void fetch(int64_t part, int64_t parts) const {
+    if (!base) return;
+    const int64_t per_segment = (bytes + 63) / 64, lines = segments * per_segment;
+    for (int64_t l = part * lines / parts; l < (part + 1) * lines / parts; ++l)
+      _mm_prefetch(base + (l / per_segment) * stride + (l % per_segment) * 64, _MM_HINT_T0);
+  }
+};
+
 // Rows [0, rows) of one output panel of nn <= 16 columns; narrower panels go through a
 // 6 x 16 scratch block (the bias and the output read into it, the valid columns written back).
 void panel_rows(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* panel,
-                int64_t kc, int64_t m, int64_t nn, Start start, const float* bias) {
+                int64_t kc, int64_t m, int64_t nn, Start start, const float* bias, const NextPanel& next) {
+  const int64_t row_blocks = (m + kMr - 1) / kMr;
   if (nn == kNr) {
-    for (int64_t i0 = 0; i0 < m; i0 += kMr)
+    for (int64_t i0 = 0; i0 < m; i0 += kMr) {
+      next.fetch(i0 / kMr, row_blocks);
       kBlocks[std::min<int64_t>(kMr, m - i0)](c + i0 * ldc, ldc, a + i0 * a_rs, a_rs, a_cs, panel, kc, start,
                                               bias);
+    }
     return;
   }
   alignas(32) float scratch[kMr * kNr];
@@ -132,6 +160,7 @@ void panel_rows(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_c
     for (int64_t j = 0; j < nn; ++j) bias16[j] = bias[j];
   for (int64_t i0 = 0; i0 < m; i0 += kMr) {
     const int64_t rows = std::min<int64_t>(kMr, m - i0);
+    next.fetch(i0 / kMr, row_blocks);
     if (start == Start::Output)
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < nn; ++j) scratch[r * kNr + j] = c[(i0 + r) * ldc + j];
@@ -161,7 +190,13 @@ void sgemm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, co
       const int64_t kc = std::min(kKc, k - k0);
       pack_panel(panel, b + k0 * b_rs + j0 * b_cs, b_rs, b_cs, kc, nn);
       const Start start = (k0 > 0 || accumulate) ? Start::Output : (bias ? Start::Bias : Start::Zero);
-      panel_rows(c + j0, ldc, a + k0 * a_cs, a_rs, a_cs, panel, kc, m, nn, start, bias ? bias + j0 : nullptr);
+      // The next pack: deeper in this panel, else the next panel from depth 0.
+      const int64_t nk0 = k0 + kKc < k ? k0 + kKc : 0, nj0 = k0 + kKc < k ? j0 : j0 + kNr;
+      const NextPanel next = nj0 < n ? NextPanel::of(b, b_rs, b_cs, nk0, std::min(kKc, k - nk0), nj0,
+                                                     std::min<int64_t>(kNr, n - nj0))
+                                     : NextPanel{};
+      panel_rows(c + j0, ldc, a + k0 * a_cs, a_rs, a_cs, panel, kc, m, nn, start, bias ? bias + j0 : nullptr,
+                 next);
     }
   }
 }

@@ -1,9 +1,14 @@
 // GELU's float math on the host (kernels/functors.h): fn::normal_cdf and fn::normal_density_exp,
-// written to vectorise, against erfc and exp in double; the GELU functors built on them.
+// written to vectorise, against erfc and exp in double; the GELU functors built on them, and the
+// CPU backend's four-vector GELU loop against the functor.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
 
+#include "ember/kernels/cpu/gelu_lanes.h"
 #include "ember/kernels/functors.h"
 
 using namespace ember;
@@ -60,4 +65,32 @@ TEST(GeluMath, GeluAndItsDerivativeInFloatFollowDouble) {
   EXPECT_TRUE(std::isnan(fn::GeluBackward{}(1.0f, std::nanf(""))));
   EXPECT_LE(fn::Gelu{}(-20.0f), 0.0f);
   EXPECT_GT(fn::Gelu{}(-20.0f), -1e-35f);
+}
+
+// The CPU backend's GELU on contiguous float (kernels/cpu/gelu_lanes.h) gives the functor's bits
+// for every kind of float: a sweep of [-14, 14], random bit patterns (denormals, huge values,
+// infinities and NaNs among them), signed zeros, and lengths that leave a tail for the functor.
+TEST(GeluMath, TheFourVectorLoopGivesTheFunctorsBits) {
+  std::vector<float> in;
+  for (int i = -140000; i <= 140000; ++i) in.push_back(static_cast<float>(i) * 1e-4f);
+  uint32_t bits = 12345u;
+  for (int i = 0; i < 200000; ++i) {
+    bits = bits * 1664525u + 1013904223u;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    in.push_back(f);
+  }
+  for (float f : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 3.4e38f, -3.4e38f}) in.push_back(f);
+  for (size_t n : {in.size(), size_t(31), size_t(33), size_t(0)}) {
+    std::vector<float> out(n, 7.0f);
+    cpu::gelu_lanes(out.data(), in.data(), static_cast<int64_t>(n));
+    const fn::Gelu gelu;
+    for (size_t i = 0; i < n; ++i) {
+      const float want = gelu(in[i]);
+      uint32_t got_bits, want_bits;
+      std::memcpy(&got_bits, &out[i], sizeof got_bits);
+      std::memcpy(&want_bits, &want, sizeof want_bits);
+      ASSERT_EQ(got_bits, want_bits) << "x = " << in[i] << " at " << i << " of " << n;
+    }
+  }
 }
