@@ -17,7 +17,7 @@ namespace {
 
 // Multiply-adds a parallel task takes on at least: below that, handing work to another
 // thread costs more than it saves.
-constexpr int64_t kMinTaskMacs = int64_t(1) << 22;
+constexpr int64_t kMinTaskMacs = int64_t(1) << 20;
 
 // 0: row-major (unit column stride), 1: column-major (unit row stride), -1: neither.
 int layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
