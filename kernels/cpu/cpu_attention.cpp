@@ -29,9 +29,12 @@ namespace {
 // where 96 leaves a ragged last block and more masked scores on the causal diagonal. The
 // blocks follow the shape alone.
 int64_t block_rows(int64_t n) { return n > 512 ? 96 : 64; }
-// The backward's dQ is summed in at most this many partials (one per group of key blocks):
-// enough tasks for the threads of this kind of machine, little memory to add up.
-constexpr int64_t kDqGroups = 8;
+// The backward's tasks are (batch entry, group of key blocks), each group summing its share of
+// dQ into a partial of its own: groups enough for at least this many tasks in all (enough for
+// the threads of this kind of machine), and no more, since each partial is a dQ-sized buffer to
+// fill and add up (at 4 heads of 4096, eight groups were 29 MB, freshly mapped and zeroed by
+// the kernel at every call; with 128 sequences x heads there is one group and no partial).
+constexpr int64_t kBackwardTasks = 8;
 // Multiply-adds a parallel task takes on at least (as in cpu_matmul.cpp).
 constexpr int64_t kMinTaskMacs = int64_t(1) << 20;
 
@@ -221,7 +224,8 @@ void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
   const int64_t rows = p.B * p.L;
   std::fill(dq, dq + rows * p.E, T(0));
   if (kblocks == 0) return;  // no keys: no gradient
-  const int64_t per_group = blocks(kblocks, std::min(kblocks, kDqGroups));
+  const int64_t per_group =
+      blocks(kblocks, std::min(kblocks, blocks(kBackwardTasks, std::max<int64_t>(1, p.B))));
   const int64_t groups = blocks(kblocks, per_group);
   // Group 0 sums into dq itself; the others into partials.
   Buffer<T> partials(std::max<int64_t>(0, groups - 1) * rows * p.E);

@@ -114,9 +114,10 @@ TEST(ScaledDotProductAttention, MatchesReferenceAcrossBlocks) {
     expect_matches_reference({{2, 130, 8}, {2, 70, 8}, {2, 70, 5}, Tensor(), true}, dtype, tol);
     expect_matches_reference({{2, 70, 8}, {2, 70, 8}, {2, 70, 5}, Tensor(), true}, dtype, tol);
     expect_matches_reference({{2, 70, 8}, {2, 130, 8}, {2, 130, 5}, Tensor(), true}, dtype, tol);
-    // 1000 keys: eleven blocks of 96 (sequences over 512 take 96-row blocks), so the backward
-    // sums dQ in six partials of two blocks each but the last; causal 1000 x 1000 has 96-row
-    // query blocks too, 40 queries one of 64.
+    // 1000 keys: eleven blocks of 96 (sequences over 512 take 96-row blocks); with 2 batch
+    // entries the backward wants 4 groups of key blocks for 8 tasks, so it sums dQ in four
+    // partials of three blocks each but the last. Causal 1000 x 1000 has 96-row query blocks
+    // too, 40 queries one of 64.
     expect_matches_reference({{1, 2, 40, 4}, {1, 2, 1000, 4}, {1, 2, 1000, 3}, Tensor(), false}, dtype, tol);
     expect_matches_reference({{2, 1000, 4}, {2, 1000, 4}, {2, 1000, 3}, Tensor(), true}, dtype, tol);
   }
