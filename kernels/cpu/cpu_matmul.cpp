@@ -11,6 +11,7 @@
 #include "ember/kernels/cpu/eigen_single_thread.h"
 #include "ember/kernels/cpu/gemm_into.h"
 #include "ember/kernels/cpu/parallel.h"
+#include "ember/kernels/gemm_layout.h"
 
 namespace ember {
 namespace {
@@ -19,24 +20,27 @@ namespace {
 // thread costs more than it saves.
 constexpr int64_t kMinTaskMacs = int64_t(1) << 20;
 
-// 0: row-major (unit column stride), 1: column-major (unit row stride), -1: neither.
-int layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride) {
-  if (col_stride == 1 || cols == 1) return 0;
-  if (row_stride == 1 || rows == 1) return 1;
-  return -1;
+// One batch entry of t [B, rows, cols] as a GEMM operand, from its layout (gemm_layout.h).
+template <class T>
+cpu::MatrixView<T> operand(const Tensor& t, const MatrixLayout& l, int64_t entry) {
+  const T* data = static_cast<const T*>(t.raw_data()) + entry * t.stride(0);
+  return l.row_major ? cpu::MatrixView<T>{data, t.size(1), t.size(2), l.ld, 1}
+                     : cpu::MatrixView<T>{data, t.size(1), t.size(2), 1, l.ld};
+}
+
+MatrixLayout layout_of(const Tensor& t) {
+  return describe_matrix(t.size(1), t.size(2), t.stride(1), t.stride(2));
 }
 
 // One product o = a * b (+ bias), its larger output dim cut into blocks of rows or columns
-// run in parallel. la / lb: 0 row-major, 1 column-major (see layout()).
+// run in parallel.
 template <class T>
-void gemm_parallel(T* o, const T* a, const T* b, int64_t M, int64_t K, int64_t N, int64_t lda, int64_t ldb,
-                   int la, int lb, const T* bias) {
-  // Element (i, k) of a is at a[i * a_rs + k * a_cs]; likewise b.
-  const int64_t a_rs = la == 0 ? lda : 1, a_cs = la == 0 ? 1 : lda;
-  const int64_t b_rs = lb == 0 ? ldb : 1, b_cs = lb == 0 ? 1 : ldb;
+void gemm_parallel(T* o, const cpu::MatrixView<T>& a, const cpu::MatrixView<T>& b, const T* bias) {
+  const int64_t M = a.rows, K = a.cols, N = b.cols;
   auto block = [&](int64_t i0, int64_t m, int64_t j0, int64_t n) {
-    cpu::gemm_into<T>(o + i0 * N + j0, N, {a + i0 * a_rs, m, K, a_rs, a_cs},
-                      {b + j0 * b_cs, K, n, b_rs, b_cs}, false, bias ? bias + j0 : nullptr);
+    cpu::gemm_into<T>(o + i0 * N + j0, N, {a.data + i0 * a.row_stride, m, K, a.row_stride, a.col_stride},
+                      {b.data + j0 * b.col_stride, K, n, b.row_stride, b.col_stride}, false,
+                      bias ? bias + j0 : nullptr);
   };
   if (M >= N) {
     const int64_t grain = std::max<int64_t>(8, kMinTaskMacs / std::max<int64_t>(1, N * K));
@@ -52,41 +56,24 @@ void gemm_parallel(T* o, const T* a, const T* b, int64_t M, int64_t K, int64_t N
   }
 }
 
-// The leading dimension of a mapped operand, never below its inner extent (Eigen asserts
-// on nothing here, but a zero stride of a size-1 dim must still describe a valid matrix).
-int64_t lead(int order, int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
-  return order == 0 ? std::max(rs, cols) : std::max(cs, rows);
-}
-
 }  // namespace
 
 void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_in, const Tensor& bias) {
   cpu::keep_eigen_single_threaded();
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a_in.size(2);
+  // Operands read in place, but for those whose strides fit no layout (a broadcast's stride 0).
   Tensor a = a_in, b = b_in;
-  int la = layout(M, K, a.stride(1), a.stride(2));
-  int lb = layout(K, N, b.stride(1), b.stride(2));
-  if (la < 0) {
-    a = contiguous(a_in);
-    la = 0;
-  }
-  if (lb < 0) {
-    b = contiguous(b_in);
-    lb = 0;
-  }
-  const int64_t lda = lead(la, M, K, a.stride(1), a.stride(2));
-  const int64_t ldb = lead(lb, K, N, b.stride(1), b.stride(2));
+  MatrixLayout la = layout_of(a), lb = layout_of(b);
+  if (!la.ok) la = layout_of(a = contiguous(a_in));
+  if (!lb.ok) lb = layout_of(b = contiguous(b_in));
   EMBER_DISPATCH_FLOATING(out.dtype(), "matmul", [&] {
     using T = scalar_t;
-    const T* pa = static_cast<const T*>(a.raw_data());
-    const T* pb = static_cast<const T*>(b.raw_data());
     const Tensor bias_c = contiguous(bias);
     const T* pbias = bias_c.defined() ? static_cast<const T*>(bias_c.raw_data()) : nullptr;
     T* po = static_cast<T*>(out.raw_data());
     if (M == 0 || N == 0) return;
     auto one = [&](int64_t i) {
-      gemm_parallel<T>(po + i * M * N, pa + i * a.stride(0), pb + i * b.stride(0), M, K, N, lda, ldb, la, lb,
-                       pbias);
+      gemm_parallel<T>(po + i * M * N, operand<T>(a, la, i), operand<T>(b, lb, i), pbias);
     };
     // A batch of products runs one product per task (each one on one thread: nested
     // parallel_for calls stay on their thread); a single product is cut into blocks.

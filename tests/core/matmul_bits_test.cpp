@@ -44,3 +44,25 @@ TEST(MatmulBits, ARowsBitsDoNotDependOnTheOtherRows) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(MatmulBits, ABroadcastOperandGivesTheResultOfItsCopy) {
+  // expand gives stride 0 over the broadcast rows or columns: matmul read the operand as if
+  // its rows were a whole row apart (past the end of its storage) before it copied such
+  // operands.
+  manual_seed(5);
+  for (DType dtype : {kFloat32, kFloat64}) {
+    const Tensor row = randn({1, 40}, dtype).expand({30, 40}), col = randn({40, 1}, dtype).expand({40, 20});
+    const Tensor b = randn({40, 20}, dtype), a = randn({30, 40}, dtype);
+    EXPECT_EQ(matmul(row, b).to_vector<double>(), matmul(row.contiguous(), b).to_vector<double>())
+        << dtype_name(dtype);
+    EXPECT_EQ(matmul(a, col).to_vector<double>(), matmul(a, col.contiguous()).to_vector<double>())
+        << dtype_name(dtype);
+    const Tensor scalar = randn({1, 1}, dtype).expand({30, 40});
+    EXPECT_EQ(matmul(scalar, b).to_vector<double>(), matmul(scalar.contiguous(), b).to_vector<double>())
+        << dtype_name(dtype);
+  }
+}
+
+}  // namespace
