@@ -2,9 +2,8 @@
 # (tests/cuda_emulator/include/cuda_emulator/race_detection.h), and the mutation script's tsan
 # class with them (tests/cuda/mutations/run_mutations.sh). Sourced, not run.
 #
-# All of them but one, in one process (about 4 minutes on two cores, as much as the whole
-# cuda label's forward mode takes in Release; no other mode: the racecheck does not depend
-# on the order threads run in). The one left out is EmulatedThreadOrder.AMissingBarrier...:
+# All of them but one, sharded over one process per core (5 minutes in one process on this
+# 2-core machine; no other mode: the racecheck does not depend on the order threads run in). The one left out is EmulatedThreadOrder.AMissingBarrier...:
 # its kernel races on purpose (a report, rightly), and it counts on shared memory outliving
 # its block, which the racecheck's host thread per block does not give.
 TSAN_CUDA_FILTER='*-EmulatedThreadOrder.AMissingBarrierBeforeASharedReadGivesStaleValuesOutOfThreadOrder'

@@ -32,36 +32,52 @@ echo "TSan: built in $((SECONDS - T0))s"
 TSAN_SYMBOLIZER_PATH=$(dirname "$(realpath "$(command -v clang++-16)")")/llvm-symbolizer
 export TSAN_SYMBOLIZER_PATH
 
-log=$(mktemp)
-# Runs a gtest binary under TSan: any report fails (halt_on_error; second_deadlock_stack: a
-# lock-order report shows both stacks), and so do fewer than min tests and, with skips=no,
-# a skipped case. Arguments after those three: `env`'s (settings, then the command).
+LOGS=$(mktemp -d)
+trap 'rm -rf "$LOGS"' EXIT
+# Runs a gtest binary under TSan in SHARDS processes at once (gtest's sharding: each runs every
+# SHARDS-th case; the emulator runs a launch on one host thread, so one process keeps one core
+# busy): any report fails (halt_on_error; second_deadlock_stack: a lock-order report shows both
+# stacks), and so do fewer than min tests in all and, with skips=no, a skipped case. Arguments
+# after those four: `env`'s (settings, then the command).
 run_under_tsan() {
-  local what=$1 min=$2 skips=$3
-  shift 3
-  local t=$SECONDS
-  if ! env TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$@" --gtest_brief=1 >"$log" 2>&1; then
-    cat "$log"
+  local what=$1 min=$2 skips=$3 shards=$4
+  shift 4
+  local t=$SECONDS i pids=() failed=0 ran=0 n
+  for ((i = 0; i < shards; i++)); do
+    env GTEST_TOTAL_SHARDS="$shards" GTEST_SHARD_INDEX="$i" TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+      "$@" --gtest_brief=1 >"$LOGS/$what.$i" 2>&1 &
+    pids+=($!)
+  done
+  for ((i = 0; i < shards; i++)); do
+    if ! wait "${pids[i]}"; then
+      cat "$LOGS/$what.$i"
+      failed=1
+    fi
+  done
+  if ((failed)); then
     echo "TSan ($what): failed" >&2
     exit 1
   fi
-  tail -n 3 "$log"
-  ran=$(sed -nE 's/^\[==========\] ([0-9]+) tests? from .* ran\..*/\1/p' "$log")
-  if ((${ran:-0} < min)); then
-    echo "TSan ($what): ran ${ran:-0} tests, expected at least $min" >&2
+  for ((i = 0; i < shards; i++)); do
+    tail -n 3 "$LOGS/$what.$i"
+    n=$(sed -nE 's/^\[==========\] ([0-9]+) tests? from .* ran\..*/\1/p' "$LOGS/$what.$i")
+    ran=$((ran + ${n:-0}))
+    if [[ $skips == no ]] && grep -q '^\[  SKIPPED \]' "$LOGS/$what.$i"; then
+      grep '^\[  SKIPPED \]' "$LOGS/$what.$i" >&2
+      echo "TSan ($what): every case must run" >&2
+      exit 1
+    fi
+  done
+  if ((ran < min)); then
+    echo "TSan ($what): ran $ran tests, expected at least $min" >&2
     exit 1
   fi
-  if [[ $skips == no ]] && grep -q '^\[  SKIPPED \]' "$log"; then
-    grep '^\[  SKIPPED \]' "$log" >&2
-    echo "TSan ($what): every case must run" >&2
-    exit 1
-  fi
-  echo "TSan ($what): $ran tests, no report ($((SECONDS - t))s)"
+  echo "TSan ($what): $ran tests in $shards process(es), no report ($((SECONDS - t))s)"
 }
-run_under_tsan concurrency "$MIN_TESTS" yes "$BUILD/tests/ember_concurrency_tests" --gtest_filter="$FILTER"
+run_under_tsan concurrency "$MIN_TESTS" yes 1 "$BUILD/tests/ember_concurrency_tests" --gtest_filter="$FILTER"
 
 # The racecheck: its own cases (each report case a death test), then ember_cuda_tests.
 source .ci/tsan_cuda_subset.sh
-run_under_tsan racecheck 6 no "${TSAN_CUDA_ENV[@]}" "$BUILD/tests/ember_cuda_tsan_tests"
-run_under_tsan ember_cuda_tests "$TSAN_CUDA_MIN_TESTS" no "${TSAN_CUDA_ENV[@]}" "$BUILD/tests/ember_cuda_tests" \
+run_under_tsan racecheck 6 no 1 "${TSAN_CUDA_ENV[@]}" "$BUILD/tests/ember_cuda_tsan_tests"
+run_under_tsan ember_cuda_tests "$TSAN_CUDA_MIN_TESTS" no "$JOBS" "${TSAN_CUDA_ENV[@]}" "$BUILD/tests/ember_cuda_tests" \
   --gtest_filter="$TSAN_CUDA_FILTER"

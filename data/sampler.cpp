@@ -57,4 +57,22 @@ std::vector<int64_t> DistributedSampler::indices(uint64_t epoch, size_t dataset_
   return shard;
 }
 
+SubsetRandomSampler::SubsetRandomSampler(std::vector<int64_t> subset, uint64_t seed)
+    : subset_(std::move(subset)), seed_(seed) {
+  for (int64_t i : subset_)
+    if (i < 0) raise<ValueError>("SubsetRandomSampler: indices must be >= 0, got ", i);
+}
+
+std::vector<int64_t> SubsetRandomSampler::indices(uint64_t epoch, size_t dataset_size) const {
+  for (int64_t i : subset_)
+    if (static_cast<uint64_t>(i) >= dataset_size)
+      raise<IndexError>("SubsetRandomSampler: index ", i, " is out of range for a dataset of ", dataset_size,
+                        " examples");
+  std::vector<int64_t> order = shuffled_indices(subset_.size(), seed_, epoch);
+  for (int64_t& position : order) position = subset_[static_cast<size_t>(position)];
+  return order;
+}
+
+size_t SubsetRandomSampler::size(size_t /*dataset_size*/) const { return subset_.size(); }
+
 }  // namespace ember::data

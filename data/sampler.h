@@ -52,4 +52,20 @@ class EMBER_API DistributedSampler final : public Sampler {
   bool drop_last_;
 };
 
+/// Visits only the given examples, in a new order each epoch (from seed and the epoch), as
+/// torch.utils.data.SubsetRandomSampler does: training on part of a dataset without copying
+/// it. ValueError for a negative index; IndexError when an epoch is drawn for a dataset the
+/// indices do not fit in.
+class EMBER_API SubsetRandomSampler final : public Sampler {
+ public:
+  explicit SubsetRandomSampler(std::vector<int64_t> subset, uint64_t seed = 0);
+
+  std::vector<int64_t> indices(uint64_t epoch, size_t dataset_size) const override;
+  size_t size(size_t dataset_size) const override;
+
+ private:
+  std::vector<int64_t> subset_;
+  uint64_t seed_;
+};
+
 }  // namespace ember::data

@@ -9,10 +9,11 @@ namespace ember::examples {
 const char* usage() {
   return "usage: mnist [--device auto|cpu|cuda|cuda:N] [--data DIR] [--epochs N] [--batch-size N]\n"
          "             [--lr X] [--momentum X] [--seed N] [--threads N] [--save PATH]\n"
-         "             [--metrics PATH] [--plot PATH.svg] [--log-interval N]\n"
+         "             [--metrics PATH] [--plot PATH.svg] [--log-interval N] [--limit N]\n"
          "Trains the tutorial CNN on MNIST (the bundled 10,000-digit sample by default) and\n"
          "reports the test accuracy after each epoch. --data also accepts Fashion-MNIST\n"
-         "(e.g. /usr/share/datasets/fashion-mnist).\n";
+         "(e.g. /usr/share/datasets/fashion-mnist). --limit N trains on the first N training\n"
+         "images only (a short run; the whole test split is still measured).\n";
 }
 
 MnistFlags parse_flags(const std::vector<std::string>& args) {
@@ -46,6 +47,8 @@ MnistFlags parse_flags(const std::vector<std::string>& args) {
       f.plot = r.value();
     else if (flag == "--log-interval")
       f.log_interval = r.number<int>();
+    else if (flag == "--limit")
+      f.limit = r.number<int>();
     else if (flag == "--require-accuracy")
       f.require_accuracy = r.number<double>();
     else

@@ -18,6 +18,7 @@ struct MnistFlags {
   std::string metrics;  // CSV of losses and accuracies
   std::string plot;     // SVG of the training curves
   int log_interval = 300;
+  int limit = 0;                 // train on the first N images only (0: all)
   double require_accuracy = -1;  // exit 3 when the final accuracy (%) is below (tests)
   bool help = false;
 };

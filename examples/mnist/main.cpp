@@ -9,6 +9,7 @@
 // and the launcher stops the others.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -66,7 +68,14 @@ int run(const MnistFlags& f) {
   data::DataLoaderOptions train_opts;
   // The global batch is --batch-size: each rank takes its share of it.
   train_opts.batch_size = static_cast<size_t>(std::max(1, f.batch_size / ranks));
-  if (ranks == 1) {
+  if (f.limit > 0 && ranks > 1)
+    throw ValueError("--limit trains one process (the ranks would shard a subset)");
+  if (f.limit > 0) {
+    // The first images (the files are in no class order), shuffled each epoch like the rest.
+    std::vector<int64_t> first(std::min<size_t>(static_cast<size_t>(f.limit), train_set->size()));
+    std::iota(first.begin(), first.end(), int64_t{0});
+    train_opts.sampler = std::make_shared<data::SubsetRandomSampler>(std::move(first), f.seed);
+  } else if (ranks == 1) {
     train_opts.shuffle = true;
     train_opts.seed = f.seed;
   } else {
@@ -74,6 +83,8 @@ int run(const MnistFlags& f) {
   }
   train_opts.device = device;
   data::DataLoader train_loader(train_set, train_opts);
+  // Images an epoch trains on, over all ranks.
+  const size_t train_images = f.limit > 0 ? train_opts.sampler->size(train_set->size()) : train_set->size();
   data::DataLoaderOptions test_opts;
   test_opts.batch_size = 1000;
   test_opts.device = device;
@@ -95,7 +106,7 @@ int run(const MnistFlags& f) {
   const char* emulated = device.is_cuda() && cuda::is_emulated() ? " (emulated)" : "";
   if (lead)
     std::printf("Training the tutorial CNN on %s%s: %zu train / %zu test images from %s, %d thread%s\n",
-                device.str().c_str(), emulated, train_set->size(), test_set->size(), root.c_str(), f.threads,
+                device.str().c_str(), emulated, train_images, test_set->size(), root.c_str(), f.threads,
                 f.threads == 1 ? "" : "s");
   if (lead && ranks > 1)
     std::printf("Data-parallel on %d ranks: %zu images per rank per step (global batch %zu)\n", ranks,
@@ -150,7 +161,7 @@ int run(const MnistFlags& f) {
                   static_cast<long long>(total));
     if (lead)
       std::printf("Epoch %d: %.2f s, %.0f images/s\n", epoch, seconds,
-                  static_cast<double>(train_set->size()) / seconds);
+                  static_cast<double>(train_images) / seconds);
     metrics.accuracy(epoch, accuracy);
     accuracy_curve.emplace_back(epoch, accuracy);
     if (!plot.empty()) examples::write_training_svg(plot, loss_curve, accuracy_curve);

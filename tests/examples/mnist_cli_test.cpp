@@ -129,3 +129,24 @@ TEST_F(MnistCli, ASuccessfulRunWritesItsOutputs) {
   EXPECT_EQ(line2.rfind("1,2,", 0), 0u) << line2;
   EXPECT_EQ(line3.rfind("1,,,", 0), 0u) << line3;
 }
+
+TEST_F(MnistCli, LimitTrainsOnTheFirstImagesOnly) {
+  write_idx(dir_ + "/train-images-idx3-ubyte", 0x803, {8, 28, 28});
+  write_idx(dir_ + "/train-labels-idx1-ubyte", 0x801, {8});
+  write_idx(dir_ + "/t10k-images-idx3-ubyte", 0x803, {4, 28, 28});
+  write_idx(dir_ + "/t10k-labels-idx1-ubyte", 0x801, {4});
+  const Outcome r = mnist("--epochs 1 --batch-size 2 --log-interval 1 --limit 3 --data " + dir_ +
+                          " --metrics " + dir_ + "/m.csv");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find(": 3 train / 4 test images"), std::string::npos) << r.output;
+  std::ifstream csv(dir_ + "/m.csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(csv, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u);  // header, two steps (2 + 1 images), the accuracy
+  EXPECT_EQ(lines[2].rfind("1,2,", 0), 0u) << lines[2];
+  EXPECT_EQ(lines[3].rfind("1,,,", 0), 0u) << lines[3];
+
+  const Outcome bad = mnist("--limit -1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.output, "mnist: --limit expects a number, got \"-1\"\n");
+}

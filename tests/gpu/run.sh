@@ -12,6 +12,7 @@
 #   OUT=/some/dir tests/gpu/run.sh        (or .gpu/run.sh; OUT defaults to ./gpu-out)
 #   EMBER_GPU_FORCE_REBUILD=1             rebuild there even if the binaries start
 #   EMBER_BENCH_FILTER=regex              which benchmarks to run (default: cuda, the GPU rows)
+#   MNIST_LIMIT=N, TEXT_LIMIT=N           shorter example runs (the emulated dry run's)
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -149,10 +150,13 @@ fi
 
 # ---- the tutorial CNN on the GPU: one epoch on the bundled sample, on the cpu and on cuda:0
 # from the same seed: the first 20 losses within 1e-4 relative (same Philox streams, TF32
-# off), the accuracy within 1 point (examples/common/compare_devices.py, as CI's emulated run)
+# off), the accuracy within 1 point (examples/common/compare_devices.py, as CI's emulated run);
+# MNIST_LIMIT=N trains on the first N images only (the dry run makes it short)
+MNIST_ARGS=()
+[[ ${MNIST_LIMIT:-0} -gt 0 ]] && MNIST_ARGS=(--arg=--limit "--arg=$MNIST_LIMIT")
 if [[ -x $BIN/mnist && -d $KIT/data/mnist-sample && -f $KIT/compare_devices.py ]] && command -v python3 >/dev/null; then
   log "mnist, one epoch on the cpu and on cuda:0, compared"
-  timeout 240 python3 "$KIT/compare_devices.py" --data "$KIT/data/mnist-sample" "$BIN/mnist" "$OUT/mnist" cuda:0 \
+  timeout 240 python3 "$KIT/compare_devices.py" --data "$KIT/data/mnist-sample" "${MNIST_ARGS[@]}" "$BIN/mnist" "$OUT/mnist" cuda:0 \
     >"$OUT/mnist.log" 2>&1
   rc=$?
   ROW[mnist]="exit $rc: $(grep -E '^(cpu|cuda:0):' "$OUT/mnist.log" | tr '\n' ' ')"
