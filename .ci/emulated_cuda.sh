@@ -5,8 +5,8 @@
 # and each block's threads in reverse and in shuffled order (a missing __syncthreads shows
 # there), and with deferred streams; every run with strict devices (a kernel argument on
 # another device than its launch fails, peer access or not). The label includes the mnist
-# comparison (an epoch on cuda:0 and cuda:1 against the CPU's) and the text classifier's (8
-# steps on cuda:0). Any skip, and any failure, fails the stage. Then tests/gpu/run.sh is
+# comparison (20 steps and the test accuracy on cuda:0 and cuda:1 against the CPU's) and the
+# text classifier's (8 steps on cuda:0). Any skip, and any failure, fails the stage. Then tests/gpu/run.sh is
 # dry-run once against the same binaries. Prints the counts of each run.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -12,6 +12,8 @@ fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$1" && pwd)
 SECONDS_EACH=$2
+# Before OMP_NUM_THREADS=1 below, which GNU nproc obeys.
+JOBS=${JOBS:-$(nproc)}
 ARTIFACTS=$BUILD/fuzz-artifacts
 mkdir -p "$ARTIFACTS"
 WORK=$(mktemp -d)
@@ -44,7 +46,6 @@ fuzz_one() {
 }
 
 # JOBS targets at a time (each one thread): every target still gets SECONDS of a core.
-JOBS=${JOBS:-$(nproc)}
 names=()
 for seeds in "$ROOT"/tests/fuzz/corpus/*/; do
   name=$(basename "$seeds")
