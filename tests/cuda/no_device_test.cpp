@@ -26,7 +26,8 @@ ChildRun run_this_binary(const std::string& env, const std::string& test) {
   const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return {};
   // Not the parent's gtest shard (CI's TSan stage shards this binary): the child runs one case.
-  const std::string cmd = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX " + env + " '" + std::string(self, static_cast<size_t>(n)) +
+  const std::string cmd = "env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX " + env + " '" +
+                          std::string(self, static_cast<size_t>(n)) +
                           "' --gtest_also_run_disabled_tests --gtest_color=no --gtest_filter=" + test +
                           " 2>&1";
   ChildRun run;
