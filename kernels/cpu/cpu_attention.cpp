@@ -35,8 +35,6 @@ int64_t block_rows(int64_t n) { return n > 512 ? 96 : 64; }
 // fill and add up (at 4 heads of 4096, eight groups were 29 MB, freshly mapped and zeroed by
 // the kernel at every call; with 128 sequences x heads there is one group and no partial).
 constexpr int64_t kBackwardTasks = 8;
-// Multiply-adds a parallel task takes on at least (as in cpu_matmul.cpp).
-constexpr int64_t kMinTaskMacs = int64_t(1) << 20;
 
 template <class T>
 using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;

@@ -16,10 +16,6 @@
 namespace ember {
 namespace {
 
-// Multiply-adds a parallel task takes on at least: below that, handing work to another
-// thread costs more than it saves.
-constexpr int64_t kMinTaskMacs = int64_t(1) << 20;
-
 // One batch entry of t [B, rows, cols] as a GEMM operand, from its layout (gemm_layout.h).
 template <class T>
 cpu::MatrixView<T> operand(const Tensor& t, const MatrixLayout& l, int64_t entry) {

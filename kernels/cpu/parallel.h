@@ -11,6 +11,13 @@ namespace ember {
 
 constexpr int64_t kParallelGrain = 32768;
 
+// Multiply-adds a GEMM's parallel task takes on at least (matmul, linear, attention's blocks):
+// about 6 us of one core (sgemm at 45G multiply-adds/s), well above the cost of handing a task
+// to a worker that is awake. It was 1M: at 48 tokens a linear's output was cut in two halves,
+// and a worker that started late left the caller waiting on the second; in more, smaller
+// tasks the caller takes what the worker has not claimed yet.
+constexpr int64_t kMinTaskMacs = int64_t(1) << 18;
+
 // Ranges per thread: more than one, so that when a thread loses its core to another process
 // the others take over its unclaimed ranges.
 constexpr int64_t kRangesPerThread = 4;

@@ -7,8 +7,8 @@
 // the whole region back while the others burn theirs spinning (a 2-thread training step fell
 // to a tenth of the 1-thread rate). Here tasks are claimed one at a time from a counter, so a
 // worker that is not running simply claims nothing and the caller does its share; workers
-// spin only briefly for the next job and then sleep; and the caller yields its core while it
-// waits for a task that a worker has started.
+// spin only briefly for the next job, then watch for it yielding their core, then sleep; and
+// the caller yields its core while it waits for a task that a worker has started.
 #include <cstdint>
 
 #include "ember/core/export.h"

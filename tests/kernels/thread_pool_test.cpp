@@ -162,4 +162,32 @@ TEST(ThreadPool, BatchOneInferenceEntersNoParallelRegion) {
   EXPECT_GT(cpu::parallel_jobs_started(), before);
 }
 
+// The other embedding case, a transformer at batch 1 (BERT's small config at its median 48
+// tokens): its products are large enough for two threads, and must use them, with the bits of
+// one thread. A 48 x 128 x 128 linear and attention's four 48 x 48 heads each enter a parallel
+// region at 2 threads (at the old task minimum of 1M multiply-adds neither did); a product a
+// sixteenth that size does not.
+TEST(ThreadPool, BertSizedBatchOneProductsUseBothThreadsWithTheBitsOfOne) {
+  manual_seed(3);
+  const Tensor x = randn({48, 128}), w = randn({128, 128}), narrow = randn({128, 8});
+  const Tensor q = randn({1, 4, 48, 32}), k = randn({1, 4, 48, 32}), v = randn({1, 4, 48, 32});
+  NoGradGuard no_grad;
+  std::vector<float> one_product, one_attention;
+  {
+    ThreadsGuard threads(1);
+    one_product = x.matmul(w).to_vector<float>();
+    one_attention = scaled_dot_product_attention(q, k, v).to_vector<float>();
+  }
+  ThreadsGuard threads(2);
+  x.matmul(narrow);  // the pool's workers started, outside the counts below
+  uint64_t before = cpu::parallel_jobs_started();
+  x.matmul(narrow);  // 49K multiply-adds
+  EXPECT_EQ(cpu::parallel_jobs_started(), before);
+  EXPECT_EQ(x.matmul(w).to_vector<float>(), one_product);
+  EXPECT_GT(cpu::parallel_jobs_started(), before);
+  before = cpu::parallel_jobs_started();
+  EXPECT_EQ(scaled_dot_product_attention(q, k, v).to_vector<float>(), one_attention);
+  EXPECT_GT(cpu::parallel_jobs_started(), before);
+}
+
 }  // namespace
