@@ -27,6 +27,22 @@ EMBER_HD_INLINE double m_erf(double x) { return ::erf(x); }
 // expf are already fast: the device keeps them. Double keeps erf and exp. Accuracy:
 // tests/kernels/gelu_math_test.cpp.
 #if !defined(__CUDA_ARCH__)
+// a * b + c with one rounding where the build's CPU has FMA (every x86-64-v3 CPU, the ISA Ember
+// builds for at least): the polynomials below are chains of these, and a fused step is half
+// the work of a multiply and an add. Without FMA, a multiply and an add (kernels/cpu/gelu_lanes.h
+// makes the same choice, so its bits are the functor's in either build).
+#if defined(__FMA__)
+#define EMBER_HOST_FMA 1
+#else
+#define EMBER_HOST_FMA 0
+#endif
+EMBER_HD_ALWAYS_INLINE float mul_add(float a, float b, float c) {
+#if EMBER_HOST_FMA
+  return __builtin_fmaf(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
 EMBER_HD_ALWAYS_INLINE uint32_t float_bits(float x) {
   uint32_t b;
   std::memcpy(&b, &x, sizeof b);
@@ -45,17 +61,18 @@ EMBER_HD_ALWAYS_INLINE float exp_minus(float m) {
   mag = mag < 0x42ac0000u ? mag : 0x42ac0000u;  // 86.0f
   const float t = bits_float(mag);
   constexpr float kLog2e = 1.44269504088896341f, kShift = 12582912.0f;  // 1.5 * 2^23: rounds
-  const float shifted = -t * kLog2e + kShift;
-  const float n = shifted - kShift;                                                // round(-t / ln 2)
-  const float r = (-t - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;  // ln 2, hi + lo
+  const float shifted = mul_add(-t, kLog2e, kShift);
+  const float n = shifted - kShift;  // round(-t / ln 2)
+  // r = -t - n ln 2, ln 2 in a high part (exact times n) and a low one.
+  const float r = mul_add(-n, 1.42860682030941723212e-6f, mul_add(-n, 0.693145751953125f, -t));
   float e = 1.0f / 5040;
-  e = e * r + 1.0f / 720;
-  e = e * r + 1.0f / 120;
-  e = e * r + 1.0f / 24;
-  e = e * r + 1.0f / 6;
-  e = e * r + 0.5f;
-  e = e * r + 1.0f;
-  e = e * r + 1.0f;
+  e = mul_add(e, r, 1.0f / 720);
+  e = mul_add(e, r, 1.0f / 120);
+  e = mul_add(e, r, 1.0f / 24);
+  e = mul_add(e, r, 1.0f / 6);
+  e = mul_add(e, r, 0.5f);
+  e = mul_add(e, r, 1.0f);
+  e = mul_add(e, r, 1.0f);
   return bits_float(float_bits(e) + ((float_bits(shifted) - 0x4b400000u) << 23));  // * 2^n
 }
 #endif
@@ -72,16 +89,16 @@ EMBER_HD_ALWAYS_INLINE float normal_cdf(float x) {
   const float z = bits_float(bits & 0x7fffffffu) * 0.70710678118654752f;
   const float t = 1.0f / (1.0f + 0.5f * z);
   float p = 0.17087277f;
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
-  const float tail = 0.5f * t * exp_minus(z * z - p);  // Phi(-|x|)
+  p = mul_add(p, t, -0.82215223f);
+  p = mul_add(p, t, 1.48851587f);
+  p = mul_add(p, t, -1.13520398f);
+  p = mul_add(p, t, 0.27886807f);
+  p = mul_add(p, t, -0.18628806f);
+  p = mul_add(p, t, 0.09678418f);
+  p = mul_add(p, t, 0.37409196f);
+  p = mul_add(p, t, 1.00002368f);
+  p = mul_add(p, t, -1.26551223f);
+  const float tail = 0.5f * t * exp_minus(mul_add(z, z, -p));  // Phi(-|x|)
   // x < 0: the tail; x >= 0: 1 - the tail (selected on the sign bit, exactly).
   const float negative = static_cast<float>(bits >> 31);
   return negative * tail + (1.0f - negative) * (1.0f - tail);

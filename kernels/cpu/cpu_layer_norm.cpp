@@ -72,9 +72,16 @@ void CpuBackend::layer_norm(const Tensor& out, const Tensor& save_mean, const Te
         sr[r] = rstd;
         Span<T> yr(o + r * cols, cols);
         const Centre<T> c(st.mean);
-        yr = (ConstSpan<T>(xr, cols) - c.head - c.tail) * static_cast<T>(rstd);
-        if (w) yr *= ConstSpan<T>(w, cols);
-        if (b) yr += ConstSpan<T>(b, cols);
+        // One pass per case (each element's operations, and so its bits, as in three passes).
+        const auto x_hat = (ConstSpan<T>(xr, cols) - c.head - c.tail) * static_cast<T>(rstd);
+        if (w && b)
+          yr = x_hat * ConstSpan<T>(w, cols) + ConstSpan<T>(b, cols);
+        else if (w)
+          yr = x_hat * ConstSpan<T>(w, cols);
+        else if (b)
+          yr = x_hat + ConstSpan<T>(b, cols);
+        else
+          yr = x_hat;
       }
     });
   });

@@ -28,8 +28,16 @@ MatrixLayout layout_of(const Tensor& t) {
   return describe_matrix(t.size(1), t.size(2), t.stride(1), t.stride(2));
 }
 
-// One product o = a * b (+ bias), its larger output dim cut into blocks of rows or columns
-// run in parallel.
+// Rows a product needs before it is cut into blocks of rows rather than columns. A row block
+// packs the whole of b again (sgemm packs the right operand; kernels/cpu/sgemm.h), a column
+// block packs only its own columns and reads a in place as the whole product would: columns
+// cost nothing extra, rows cost a copy of b each, which only many rows (a training batch's
+// tokens, whose block of a then stays in cache across b's panels) pay back, or a product of one
+// column block, which has nothing else to cut. At batch 1, a
+// 128-token BERT's 128 x 128 products were cut into 8 row blocks that packed b 8 times.
+constexpr int64_t kRowBlocksFrom = 256;
+
+// One product o = a * b (+ bias), cut into blocks of rows or columns run in parallel.
 template <class T>
 void gemm_parallel(T* o, const cpu::MatrixView<T>& a, const cpu::MatrixView<T>& b, const T* bias) {
   const int64_t M = a.rows, K = a.cols, N = b.cols;
@@ -38,7 +46,7 @@ void gemm_parallel(T* o, const cpu::MatrixView<T>& a, const cpu::MatrixView<T>& 
                       {b.data + j0 * b.col_stride, K, n, b.row_stride, b.col_stride}, false,
                       bias ? bias + j0 : nullptr);
   };
-  if (M >= N) {
+  if (M >= N && (M >= kRowBlocksFrom || N <= 16)) {  // (one column block cannot be cut)
     const int64_t grain = std::max<int64_t>(8, kMinTaskMacs / std::max<int64_t>(1, N * K));
     parallel_for(M, grain, [&](int64_t lo, int64_t hi) { block(lo, hi - lo, 0, N); });
   } else {

@@ -1,15 +1,15 @@
 #pragma once
 // GELU (the erf form) on float, 32 values at a time, with exactly the operations of
-// fn::Gelu's host path (kernels/functors.h: normal_cdf and exp_minus, no contraction), so the
-// bits are the functor's. Why: the functor's chain is about 55 dependent operations, longer
-// than the core's floating-point scheduler can overlap from one loop iteration to the next, so
-// the compiler's loop ran at a fifth of the core's rate; here each operation is issued for
-// four independent vectors in turn.
+// fn::Gelu's host path (kernels/functors.h: normal_cdf and exp_minus, their fused
+// multiply-adds and nothing else contracted), so the bits are the functor's. Why: the
+// functor's chain is about 40 dependent operations, longer than the core's floating-point
+// scheduler can overlap from one loop iteration to the next, so the compiler's loop ran at a
+// fifth of the core's rate; here each operation is issued for four independent vectors in turn.
 #include <cstdint>
 
 #include "ember/kernels/functors.h"
 
-#if defined(__AVX2__)
+#if defined(__AVX2__) && EMBER_HOST_FMA
 #include <immintrin.h>
 #endif
 
@@ -18,7 +18,7 @@ namespace ember::cpu {
 /// out[i] = fn::Gelu{}(in[i]) for i < n, bit for bit.
 inline void gelu_lanes(float* out, const float* in, int64_t n) {
   int64_t i = 0;
-#if defined(__AVX2__)
+#if defined(__AVX2__) && EMBER_HOST_FMA
   constexpr int V = 4;  // vectors in flight
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
   const __m256i abs_mask = _mm256_set1_epi32(0x7fffffff), max_mag = _mm256_set1_epi32(0x42ac0000);
@@ -39,24 +39,24 @@ inline void gelu_lanes(float* out, const float* in, int64_t n) {
       t[v] = _mm256_div_ps(one, _mm256_add_ps(one, _mm256_mul_ps(half, z[v])));
       p[v] = _mm256_set1_ps(kErfc[0]);
     }
-    // p = p * t + c (the functor's "- c" steps are "+ (-c)": the same rounding).
+    // p = fma(p, t, c), the coefficients signed as in the functor.
     for (int c = 1; c < 10; ++c)
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) p[v] = _mm256_add_ps(_mm256_mul_ps(p[v], t[v]), _mm256_set1_ps(kErfc[c]));
+      for (int v = 0; v < V; ++v) p[v] = _mm256_fmadd_ps(p[v], t[v], _mm256_set1_ps(kErfc[c]));
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
       // exp_minus(z * z - p): |m| clamped to 86, its exponent split off by the 1.5 * 2^23 shift.
-      const __m256 mm = _mm256_sub_ps(_mm256_mul_ps(z[v], z[v]), p[v]);
+      const __m256 mm = _mm256_fmsub_ps(z[v], z[v], p[v]);
       const __m256i mag = _mm256_min_epu32(_mm256_and_si256(_mm256_castps_si256(mm), abs_mask), max_mag);
       const __m256 neg_t = _mm256_xor_ps(_mm256_castsi256_ps(mag), sign);
-      shifted[v] = _mm256_add_ps(_mm256_mul_ps(neg_t, log2e), shift);
+      shifted[v] = _mm256_fmadd_ps(neg_t, log2e, shift);
       const __m256 nn = _mm256_sub_ps(shifted[v], shift);
-      m[v] = _mm256_sub_ps(_mm256_sub_ps(neg_t, _mm256_mul_ps(nn, ln2_hi)), _mm256_mul_ps(nn, ln2_lo));
+      m[v] = _mm256_fnmadd_ps(nn, ln2_lo, _mm256_fnmadd_ps(nn, ln2_hi, neg_t));
       e[v] = _mm256_set1_ps(kExp[0]);
     }
     for (int c = 1; c < 8; ++c)
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) e[v] = _mm256_add_ps(_mm256_mul_ps(e[v], m[v]), _mm256_set1_ps(kExp[c]));
+      for (int v = 0; v < V; ++v) e[v] = _mm256_fmadd_ps(e[v], m[v], _mm256_set1_ps(kExp[c]));
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
       const __m256i scale = _mm256_slli_epi32(

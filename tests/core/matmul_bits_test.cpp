@@ -1,6 +1,7 @@
 // Float matmul and linear on the CPU (Ember's sgemm, kernels/cpu/sgemm.h) give bits that depend
 // on nothing but the row's own operands: not on the thread count (matmul cuts one product into
-// row blocks, or column blocks when it is wider than tall, and spreads them over the pool), and
+// column blocks, or row blocks when it has many rows or one column block, and spreads them over
+// the pool), and
 // not on the other rows of the call. The packed BERT path relies on the second: a sequence's
 // tokens get the same linears whether padding rows sit beside them or not.
 #include <gtest/gtest.h>
@@ -18,9 +19,11 @@ std::vector<float> values(const Tensor& t) { return t.contiguous().to_vector<flo
 
 TEST(MatmulBits, TheThreadCountDoesNotChangeTheBits) {
   manual_seed(3);
-  // 300 x 200 from depth 256: cut into row blocks; 40 x 1000: cut into column blocks. The
-  // depth 600 takes three packed panels per column block.
-  for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{{300, 256, 200}, {40, 600, 1000}}) {
+  // 300 x 200 from depth 256: cut into row blocks; 40 x 1000 and 128 x 128 (taller than
+  // wide, but too few rows to pack b once per row block): column blocks; 200 x 16 from depth
+  // 2000, one column block: row blocks. The depth 600 takes three packed panels per column block.
+  for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{
+           {300, 256, 200}, {40, 600, 1000}, {128, 128, 128}, {200, 2000, 16}}) {
     const Tensor a = randn({m, k}), b = randn({k, n}), w = randn({n, k}), bias = randn({n});
     auto run = [&](int threads) {
       test::ThreadsGuard guard(threads);
