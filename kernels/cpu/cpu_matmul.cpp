@@ -29,12 +29,11 @@ MatrixLayout layout_of(const Tensor& t) {
 }
 
 // Rows a product needs before it is cut into blocks of rows rather than columns. A row block
-// packs the whole of b again (sgemm packs the right operand; kernels/cpu/sgemm.h), a column
-// block packs only its own columns and reads a in place as the whole product would: columns
-// cost nothing extra, rows cost a copy of b each, which only many rows (a training batch's
-// tokens, whose block of a then stays in cache across b's panels) pay back, or a product of one
-// column block, which has nothing else to cut. At batch 1, a
-// 128-token BERT's 128 x 128 products were cut into 8 row blocks that packed b 8 times.
+// packs the whole of b again (sgemm packs the right operand; kernels/cpu/sgemm.h); a column
+// block packs only its own columns and reads a in place, as the whole product would. Rows pay
+// that copy back only when they are many (a training batch's tokens, whose block of a then
+// stays in cache across b's panels), or when b is one column block, which cannot be cut. At
+// batch 1, a 128-token BERT's 128 x 128 products were cut into 8 row blocks that packed b 8 times.
 constexpr int64_t kRowBlocksFrom = 256;
 
 // One product o = a * b (+ bias), cut into blocks of rows or columns run in parallel.
