@@ -22,6 +22,7 @@
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/linalg.h"
+#include "ember/core/ops/linear_pack.h"
 #include "ember/core/ops/loss.h"
 #include "ember/core/ops/norm.h"
 #include "ember/core/ops/optim.h"

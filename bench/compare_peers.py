@@ -26,7 +26,7 @@ CNN_ROWS = [f"{w}/cpu/{b}/threads:{t}" for t in (1, 2)
             for w, b in (("train_step", 64), ("infer", 1), ("infer", 64), ("resnet_train_step", 64))]
 TEXT_ROWS = [f"{w}/threads:{t}" for t in (1, 2)
              for w in ("bert_train_step/cpu/32", "bert_train_step_padded/cpu/32", "bert_infer/cpu/1/128",
-                       "bert_infer/cpu/1/48")]
+                       "bert_infer/cpu/1/48", "bert_infer_unpacked/cpu/1/128", "bert_infer_unpacked/cpu/1/48")]
 ROWS = CNN_ROWS
 FILTER = "^(" + "|".join(ROWS) + ")$"
 
@@ -63,7 +63,7 @@ def measure(peers_run, repetitions):
 def fmt(seconds, row):
     if seconds is None:
         return "-"
-    if row.startswith(("infer/cpu/1/", "bert_infer/")):
+    if row.startswith(("infer/cpu/1/", "bert_infer")):
         return f"{seconds * 1e6:.1f} us"
     unit = "examples/s" if row.startswith("bert") else "img/s"
     return f"{int(row.split('/')[2]) / seconds:,.0f} {unit}"

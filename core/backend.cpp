@@ -33,6 +33,10 @@ Tensor Backend::contiguous(const Tensor& t) {
   copy(c, t);
   return c;
 }
+Tensor Backend::pack_linear_weight(const Tensor&) { return Tensor(); }
+void Backend::linear_packed(const Tensor&, const Tensor&, const Tensor&, const Tensor&) {
+  not_implemented("linear_packed");
+}
 void Backend::fill(const Tensor&, const Scalar&) { not_implemented("fill"); }
 void Backend::arange(const Tensor&, double, double) { not_implemented("arange"); }
 void Backend::random(const Tensor&, RandomKind, double, double, uint64_t, uint64_t) {

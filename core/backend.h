@@ -91,6 +91,13 @@ class EMBER_API Backend {
   /// out[b] = a[b] @ b[b] (+ bias broadcast over rows). a [B, M, K], b [B, K, N], out [B, M, N]
   /// contiguous; a and b may be transposed views or have batch stride 0; bias [N] or undefined.
   virtual void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias);
+  /// A linear's weight [out, in] copied once into the form this backend's GEMM reads fastest,
+  /// for many products x W^T (inference); undefined where that gains nothing (the default:
+  /// cuBLAS reads W in place; on the CPU, dtypes and builds without Ember's sgemm).
+  virtual Tensor pack_linear_weight(const Tensor& weight);
+  /// out [R, out] = x [R, in] W^T (+ bias [out]) from packed = pack_linear_weight(W), with the
+  /// bits of matmul(out, x, W^T, bias). out contiguous; x any 2-D strides.
+  virtual void linear_packed(const Tensor& out, const Tensor& x, const Tensor& packed, const Tensor& bias);
 
   // ---- softmax and losses (contiguous [N, C] inputs, class dim last) ----
   virtual void softmax(const Tensor& out, const Tensor& in, bool log);

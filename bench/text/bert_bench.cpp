@@ -5,7 +5,9 @@
 //   bert_train_step/cpu/32/threads:<n>         Ember's way: padding skipped (Bert::set_skip_padding)
 //   bert_train_step_padded/cpu/32/threads:<n>  the same step computing the padding, as transformers
 //   bert_infer/cpu/1/<L>/threads:<n>           one review of true length L (128, 48: the corpus's
-//                                              median), eval mode, no autograd
+//                                              median), eval mode, no autograd, the linears'
+//                                              weights packed once (nn::pack_linear_weights)
+//   bert_infer_unpacked/cpu/1/<L>/threads:<n>  the same without packing (sgemm packs at each call)
 // The steps cycle through the first 16 batches of the example's training loader (review_batches.h);
 // items_per_second counts examples, real_gflops the step's real FLOPs (bert_step_flops) per second.
 // With EMBER_BENCH_TEXT_BATCHES=<file> it writes those batches there first, for the LibTorch
@@ -119,12 +121,13 @@ void BM_TrainStep(benchmark::State& state, bool skip_padding, int threads) {
 }
 
 // One review of true length `length`: the first training review at least that long, cut.
-void BM_Infer(benchmark::State& state, int64_t length, int threads) {
+void BM_Infer(benchmark::State& state, int64_t length, int threads, bool packed) {
   manual_seed(0);
   const bench::ReviewBatches& data = corpus();
   const BertConfig config = bench_config(data.vocab_size);
   auto bert = std::make_shared<Bert>(config);
   bert->eval();
+  if (packed) nn::pack_linear_weights(*bert);
   std::vector<int64_t> ids;
   for (const auto& b : data.batches)
     for (int64_t i = 0; i < b.batch && ids.empty(); ++i) {
@@ -152,7 +155,10 @@ const bool registered = [] {
           ->Unit(benchmark::kMillisecond);
       return benchmark::RegisterBenchmark(name.c_str(), BM_TrainStep, true, threads);
     }
-    return benchmark::RegisterBenchmark(name.c_str(), BM_Infer, length, threads);
+    const std::string unpacked = "bert_infer_unpacked" + name.substr(name.find('/'));
+    benchmark::RegisterBenchmark(unpacked.c_str(), BM_Infer, length, threads, false)
+        ->Unit(benchmark::kMicrosecond);
+    return benchmark::RegisterBenchmark(name.c_str(), BM_Infer, length, threads, true);
   });
   return true;
 }();

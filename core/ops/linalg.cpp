@@ -1,6 +1,7 @@
 // matmul and linear: batch dims are broadcast with differentiable views, so one batched
 // product node (bmm) carries the gradient for every case.
 #include "ember/core/ops/linalg.h"
+#include "ember/core/ops/linear_pack.h"
 
 #include "ember/core/autograd/node.h"
 #include "ember/core/backend.h"
@@ -8,6 +9,7 @@
 #include "ember/core/ops/check.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/views.h"
+#include "ember/core/tensor_impl_access.h"
 
 namespace ember {
 namespace {
@@ -100,7 +102,10 @@ class LinearNode final : public Node {
 };
 }  // namespace
 
-Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+namespace {
+
+// linear() with its right operand read from packed where that is defined (linear_pack.h).
+Tensor linear_from(const Tensor& input, const Tensor& weight, const Tensor& bias, const Tensor& packed) {
   check_defined("linear", {{"input", input}, {"weight", weight}});
   check_same_device("linear", {{"input", input}, {"weight", weight}, {"bias", bias}});
   check_same_dtype("linear", {{"input", input}, {"weight", weight}, {"bias", bias}});
@@ -116,7 +121,9 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   const int64_t rows = numel_of(Shape(input.shape().begin(), input.shape().end() - 1));
   Tensor x = input.reshape({rows, in});
   Tensor out = detail::make_empty({x.size(0), outf}, input.dtype(), input.device());
-  if (out.numel())
+  if (out.numel() && packed.defined())
+    backend_for(input.device()).linear_packed(out, x, packed, bias);
+  else if (out.numel())
     backend_for(input.device()).matmul(out.unsqueeze(0), x.unsqueeze(0), weight.t().unsqueeze(0), bias);
   if (autograd::any_requires_grad({&x, &weight, &bias})) {
     auto node = autograd::make_node<LinearNode>();
@@ -127,6 +134,42 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   Shape out_shape(input.shape().begin(), input.shape().end() - 1);
   out_shape.push_back(outf);
   return out.reshape(out_shape);
+}
+
+}  // namespace
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  return linear_from(input, weight, bias, Tensor());
+}
+
+bool LinearWeightPack::is_current_for(const Tensor& weight) const {
+  if (!weight.defined()) return false;
+  const std::shared_ptr<const Storage> source = source_.lock();
+  return source && source == detail::TensorImplAccess::storage(weight) && version_ == weight.version() &&
+         offset_ == weight.offset() && shape_ == weight.shape() && strides_ == weight.strides();
+}
+
+int64_t LinearWeightPack::nbytes() const {
+  return packed_.defined() ? packed_.numel() * static_cast<int64_t>(itemsize(packed_.dtype())) : 0;
+}
+
+LinearWeightPack pack_linear_weight(const Tensor& weight) {
+  check_defined("pack_linear_weight", {{"weight", weight}});
+  check_ndim("pack_linear_weight", {"weight", weight}, 2);
+  LinearWeightPack pack;
+  pack.packed_ = backend_for(weight.device()).pack_linear_weight(weight);
+  pack.source_ = detail::TensorImplAccess::storage(weight);
+  pack.version_ = weight.version();
+  pack.offset_ = weight.offset();
+  pack.shape_ = weight.shape();
+  pack.strides_ = weight.strides();
+  return pack;
+}
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias, const LinearWeightPack& pack) {
+  // A pack from another device than input's is never current for a weight on input's device
+  // once linear_from has checked the devices: its storage would be another one.
+  return linear_from(input, weight, bias, pack.is_current_for(weight) ? pack.packed_ : Tensor());
 }
 
 }  // namespace ember

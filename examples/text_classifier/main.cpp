@@ -123,6 +123,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
   if (frozen) {
     bert->to(device);
     model->classifier->to(device);
+    nn::pack_linear_weights(*bert);  // weights that never change: packed once for the GEMM
   } else {
     model->to(device);
   }
@@ -328,6 +329,7 @@ int predict(const TextFlags& f, const Device device) {
   model->load_state_dict(saved.tensors);
   model->to(device);
   model->eval();
+  nn::pack_linear_weights(*model);  // inference only: each weight packed once for the GEMM
   data::EncodeOptions encode;
   encode.max_length = static_cast<size_t>(f.max_length);
   NoGradGuard no_grad;

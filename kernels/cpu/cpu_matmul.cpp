@@ -9,6 +9,7 @@
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/eigen_single_thread.h"
+#include "ember/kernels/cpu/gemm_blocks.h"
 #include "ember/kernels/cpu/gemm_into.h"
 #include "ember/kernels/cpu/parallel.h"
 #include "ember/kernels/gemm_layout.h"
@@ -28,35 +29,15 @@ MatrixLayout layout_of(const Tensor& t) {
   return describe_matrix(t.size(1), t.size(2), t.stride(1), t.stride(2));
 }
 
-// Rows a product needs before it is cut into blocks of rows rather than columns. A row block
-// packs the whole of b again (sgemm packs the right operand; kernels/cpu/sgemm.h); a column
-// block packs only its own columns and reads a in place, as the whole product would. Rows pay
-// that copy back only when they are many (a training batch's tokens, whose block of a then
-// stays in cache across b's panels), or when b is one column block, which cannot be cut. At
-// batch 1, a 128-token BERT's 128 x 128 products were cut into 8 row blocks that packed b 8 times.
-constexpr int64_t kRowBlocksFrom = 256;
-
 // One product o = a * b (+ bias), cut into blocks of rows or columns run in parallel.
 template <class T>
 void gemm_parallel(T* o, const cpu::MatrixView<T>& a, const cpu::MatrixView<T>& b, const T* bias) {
-  const int64_t M = a.rows, K = a.cols, N = b.cols;
-  auto block = [&](int64_t i0, int64_t m, int64_t j0, int64_t n) {
+  const int64_t K = a.cols, N = b.cols;
+  cpu::for_each_gemm_block(a.rows, N, K, [&](int64_t i0, int64_t m, int64_t j0, int64_t n) {
     cpu::gemm_into<T>(o + i0 * N + j0, N, {a.data + i0 * a.row_stride, m, K, a.row_stride, a.col_stride},
                       {b.data + j0 * b.col_stride, K, n, b.row_stride, b.col_stride}, false,
                       bias ? bias + j0 : nullptr);
-  };
-  if (M >= N && (M >= kRowBlocksFrom || N <= 16)) {  // (one column block cannot be cut)
-    const int64_t grain = std::max<int64_t>(8, kMinTaskMacs / std::max<int64_t>(1, N * K));
-    parallel_for(M, grain, [&](int64_t lo, int64_t hi) { block(lo, hi - lo, 0, N); });
-  } else {
-    // Column blocks of whole registers (16 floats) keep the output's rows aligned to them.
-    const int64_t grain = std::max<int64_t>(16, kMinTaskMacs / std::max<int64_t>(1, M * K));
-    const int64_t units = (N + 15) / 16;
-    parallel_for(units, (grain + 15) / 16, [&](int64_t lo, int64_t hi) {
-      const int64_t j0 = lo * 16, j1 = std::min(N, hi * 16);
-      block(0, M, j0, j1 - j0);
-    });
-  }
+  });
 }
 
 }  // namespace

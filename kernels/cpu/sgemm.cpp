@@ -7,6 +7,7 @@
 // fused multiply-adds per 2 loads and 6 broadcasts, which two FMA pipes run at full rate.
 // Partial blocks (fewer than 6 rows: a template per count; fewer than 16 columns: a 6 x 16
 // scratch block) run the same chain per element, so the bits never depend on the blocking.
+// sgemm_prepacked() runs the same loops over panels that sgemm_pack() wrote once.
 #include "ember/kernels/cpu/sgemm.h"
 
 #include <algorithm>
@@ -19,11 +20,30 @@
 #endif
 
 namespace ember::cpu {
+namespace {
+
+constexpr int kNr = 16;  // columns per panel of the packed right operand
+
+// Packs B(kk, jj) for kk < kc, jj < nn into dst[kk * 16 + jj], zeros for jj >= nn, one element
+// at a time (the vector path's remainder, and the layout without AVX2).
+void pack_panel_elementwise(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t kc, int64_t nn) {
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    float* row = dst + kk * kNr;
+    for (int64_t jj = 0; jj < nn; ++jj) row[jj] = b[kk * b_rs + jj * b_cs];
+    for (int64_t jj = nn; jj < kNr; ++jj) row[jj] = 0.0f;
+  }
+}
+
+}  // namespace
+
+int64_t sgemm_packed_floats(int64_t k, int64_t n) {
+  return (n + kNr - 1) / kNr * kNr * std::max<int64_t>(k, 0);
+}
 
 #if EMBER_SGEMM_AVX2
 namespace {
 
-constexpr int kMr = 6, kNr = 16;
+constexpr int kMr = 6;
 constexpr int64_t kKc = 256;
 
 // Where a register block's sums start.
@@ -67,11 +87,7 @@ void pack_panel(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t 
       transpose8x8(dst + kk0 * kNr + 8, b + kk0 + 8 * b_cs, b_cs);
     }
   }
-  for (int64_t kk = kk0; kk < kc; ++kk) {
-    float* row = dst + kk * kNr;
-    for (int64_t jj = 0; jj < nn; ++jj) row[jj] = b[kk * b_rs + jj * b_cs];
-    for (int64_t jj = nn; jj < kNr; ++jj) row[jj] = 0.0f;
-  }
+  pack_panel_elementwise(dst + kk0 * kNr, b + kk0 * b_rs, b_rs, b_cs, kc - kk0, nn);
 }
 
 // c[r * ldc + 0..16) for r < Rows = start + sum over kk < kc of A(r, kk) * panel[kk].
@@ -170,12 +186,39 @@ void panel_rows(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_c
   }
 }
 
-}  // namespace
+// The right operand packed at every call, one panel (kKc deep, 16 wide) at a time.
+struct PackOnTheFly {
+  PackOnTheFly(const float* b_, int64_t b_rs_, int64_t b_cs_) : b(b_), b_rs(b_rs_), b_cs(b_cs_) {}
 
-bool sgemm_available() { return true; }
+  const float* b;
+  int64_t b_rs, b_cs;
+  alignas(64) float buffer[kKc * kNr];  // (left uninitialized: each panel() writes what it reads)
 
-void sgemm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
-           int64_t b_cs, int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
+  const float* panel(int64_t j0, int64_t k0, int64_t kc, int64_t nn) {
+    pack_panel(buffer, b + k0 * b_rs + j0 * b_cs, b_rs, b_cs, kc, nn);
+    return buffer;
+  }
+  NextPanel next(int64_t j0, int64_t k0, int64_t kc, int64_t nn) const {
+    return NextPanel::of(b, b_rs, b_cs, k0, kc, j0, nn);
+  }
+};
+
+// The right operand as sgemm_pack() left it: each panel's depths [k0, k0 + kc) are contiguous.
+struct Prepacked {
+  const float* packed;
+  int64_t k;
+
+  const float* at(int64_t j0, int64_t k0) const { return packed + (j0 / kNr) * kNr * k + k0 * kNr; }
+  const float* panel(int64_t j0, int64_t k0, int64_t, int64_t) const { return at(j0, k0); }
+  NextPanel next(int64_t j0, int64_t k0, int64_t kc, int64_t) const {
+    return {reinterpret_cast<const char*>(at(j0, k0)), 1, 0, kc * kNr * 4};
+  }
+};
+
+// The product over panels of 16 columns and depths of kKc, wherever the panels come from.
+template <class Panels>
+void run(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, Panels& panels, int64_t m,
+         int64_t n, int64_t k, bool accumulate, const float* bias) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     if (!accumulate)
@@ -183,36 +226,82 @@ void sgemm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, co
         for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = bias ? bias[j] : 0.0f;
     return;
   }
-  alignas(64) float panel[kKc * kNr];
   for (int64_t j0 = 0; j0 < n; j0 += kNr) {
     const int64_t nn = std::min<int64_t>(kNr, n - j0);
     for (int64_t k0 = 0; k0 < k; k0 += kKc) {
       const int64_t kc = std::min(kKc, k - k0);
-      pack_panel(panel, b + k0 * b_rs + j0 * b_cs, b_rs, b_cs, kc, nn);
+      const float* panel = panels.panel(j0, k0, kc, nn);
       const Start start = (k0 > 0 || accumulate) ? Start::Output : (bias ? Start::Bias : Start::Zero);
-      // The next pack: deeper in this panel, else the next panel from depth 0.
+      // The next panel: deeper in this one, else the next one from depth 0.
       const int64_t nk0 = k0 + kKc < k ? k0 + kKc : 0, nj0 = k0 + kKc < k ? j0 : j0 + kNr;
-      const NextPanel next = nj0 < n ? NextPanel::of(b, b_rs, b_cs, nk0, std::min(kKc, k - nk0), nj0,
-                                                     std::min<int64_t>(kNr, n - nj0))
-                                     : NextPanel{};
+      const NextPanel next =
+          nj0 < n ? panels.next(nj0, nk0, std::min(kKc, k - nk0), std::min<int64_t>(kNr, n - nj0))
+                  : NextPanel{};
       panel_rows(c + j0, ldc, a + k0 * a_cs, a_rs, a_cs, panel, kc, m, nn, start, bias ? bias + j0 : nullptr,
                  next);
     }
   }
 }
 
+}  // namespace
+
+bool sgemm_available() { return true; }
+
+void sgemm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
+           int64_t b_cs, int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
+  PackOnTheFly panels(b, b_rs, b_cs);
+  run(c, ldc, a, a_rs, a_cs, panels, m, n, k, accumulate, bias);
+}
+
+void sgemm_pack(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t k, int64_t n) {
+  for (int64_t j0 = 0; j0 < n; j0 += kNr)
+    pack_panel(dst + j0 * k, b + j0 * b_cs, b_rs, b_cs, k, std::min<int64_t>(kNr, n - j0));
+}
+
+void sgemm_prepacked(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* packed,
+                     int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
+  Prepacked panels{packed, k};
+  run(c, ldc, a, a_rs, a_cs, panels, m, n, k, accumulate, bias);
+}
+
 #else  // no AVX2 and FMA: callers use Eigen (sgemm_available() is false)
+
+namespace {
+
+// The product one element at a time, B(kk, j) read by b(kk, j).
+template <class B>
+void product(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const B& b, int64_t m,
+             int64_t n, int64_t k, bool accumulate, const float* bias) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float s = accumulate ? c[i * ldc + j] : (bias ? bias[j] : 0.0f);
+      for (int64_t kk = 0; kk < k; ++kk) s += a[i * a_rs + kk * a_cs] * b(kk, j);
+      c[i * ldc + j] = s;
+    }
+}
+
+}  // namespace
 
 bool sgemm_available() { return false; }
 
 void sgemm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* b, int64_t b_rs,
            int64_t b_cs, int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      float s = accumulate ? c[i * ldc + j] : (bias ? bias[j] : 0.0f);
-      for (int64_t kk = 0; kk < k; ++kk) s += a[i * a_rs + kk * a_cs] * b[kk * b_rs + j * b_cs];
-      c[i * ldc + j] = s;
-    }
+  product(
+      c, ldc, a, a_rs, a_cs, [&](int64_t kk, int64_t j) { return b[kk * b_rs + j * b_cs]; }, m, n, k,
+      accumulate, bias);
+}
+
+void sgemm_pack(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t k, int64_t n) {
+  for (int64_t j0 = 0; j0 < n; j0 += kNr)
+    pack_panel_elementwise(dst + j0 * k, b + j0 * b_cs, b_rs, b_cs, k, std::min<int64_t>(kNr, n - j0));
+}
+
+void sgemm_prepacked(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* packed,
+                     int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
+  product(
+      c, ldc, a, a_rs, a_cs,
+      [&](int64_t kk, int64_t j) { return packed[(j / kNr) * kNr * k + kk * kNr + j % kNr]; }, m, n, k,
+      accumulate, bias);
 }
 
 #endif

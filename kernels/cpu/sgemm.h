@@ -23,4 +23,21 @@ EMBER_API void sgemm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_
                      int64_t b_rs, int64_t b_cs, int64_t m, int64_t n, int64_t k, bool accumulate,
                      const float* bias = nullptr);
 
+/// Floats that sgemm_pack() writes for a k x n right operand: panels of 16 columns (the last
+/// one padded with zeros), each k rows deep.
+EMBER_API int64_t sgemm_packed_floats(int64_t k, int64_t n);
+
+/// Packs B(kk, j) = b[kk * b_rs + j * b_cs] (k x n) once, into the form sgemm() makes of it at
+/// every call: panel p's element (kk, jj) at dst[p * 16 * k + kk * 16 + jj], zero for columns
+/// past n. dst holds sgemm_packed_floats(k, n) floats. For right operands used many times (a
+/// linear's weight in inference).
+EMBER_API void sgemm_pack(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t k, int64_t n);
+
+/// sgemm() with a right operand that sgemm_pack() packed: the same bits as sgemm() of the
+/// unpacked operand. `packed` may start at any panel (packed + (j0 / 16) * 16 * k for the
+/// columns from j0, a multiple of 16), so a caller may split the columns in whole panels.
+EMBER_API void sgemm_prepacked(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs,
+                               const float* packed, int64_t m, int64_t n, int64_t k, bool accumulate,
+                               const float* bias = nullptr);
+
 }  // namespace ember::cpu

@@ -2,7 +2,8 @@
 // every combination of operand layouts, partial register blocks (rows not a multiple of 6,
 // columns not a multiple of 16), k deeper than one packed panel, accumulation, bias and k = 0.
 // Also the property callers rely on for bits that do not depend on the thread count: a row's
-// result is the same whether it is computed alone or with other rows and columns.
+// result is the same whether it is computed alone or with other rows and columns, and the same
+// from a right operand packed once (sgemm_pack / sgemm_prepacked) as from sgemm's own packing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -108,6 +109,50 @@ TEST(Sgemm, ARowsResultDoesNotDependOnTheOtherRowsOrColumnsOfTheCall) {
     for (int64_t j = 0; j < 17; ++j)
       ASSERT_EQ(one[static_cast<size_t>(j)], all[static_cast<size_t>(i * n + j + 3)]);
   }
+}
+
+// A linear's weight W [n, k] as the right operand W^T (columns contiguous), packed once: every
+// partial panel and depth chunk gives sgemm's own bits, with bias, accumulation and a column
+// range that starts at a later panel; the padding of the last panel is zeros.
+TEST(Sgemm, APrepackedRightOperandGivesTheBitsOfTheCallsOwnPacking) {
+  std::mt19937 gen(10);
+  for (int64_t m : {1, 7, 48})
+    for (int64_t n : {5, 16, 37})
+      for (int64_t k : {1, 9, 300})
+        for (bool b_rows : {true, false}) {
+          const Operand a = random_operand(m, k, true, gen), b = random_operand(k, n, b_rows, gen);
+          std::vector<float> packed(static_cast<size_t>(ember::cpu::sgemm_packed_floats(k, n)), -7.0f);
+          ASSERT_EQ(packed.size(), static_cast<size_t>((n + 15) / 16 * 16 * k));
+          ember::cpu::sgemm_pack(packed.data(), b.data.data(), b.rs, b.cs, k, n);
+          for (int64_t kk = 0; kk < k; ++kk)
+            for (int64_t j = n; j % 16 != 0; ++j)
+              ASSERT_EQ(packed[static_cast<size_t>((j / 16) * 16 * k + kk * 16 + j % 16)], 0.0f);
+          std::vector<float> bias(static_cast<size_t>(n));
+          std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+          for (float& v : bias) v = dist(gen);
+          for (bool accumulate : {false, true}) {
+            std::vector<float> own(static_cast<size_t>(m * n)), pre;
+            for (float& v : own) v = dist(gen);
+            pre = own;
+            ember::cpu::sgemm(own.data(), n, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, m, n, k,
+                              accumulate, bias.data());
+            ember::cpu::sgemm_prepacked(pre.data(), n, a.data.data(), a.rs, a.cs, packed.data(), m, n, k,
+                                        accumulate, bias.data());
+            ASSERT_EQ(pre, own) << "m " << m << " n " << n << " k " << k << " accumulate " << accumulate;
+            if (n <= 16) continue;
+            // Columns from 16 on, from the second panel.
+            std::vector<float> tail(static_cast<size_t>(m * (n - 16)), 3.0f);
+            ember::cpu::sgemm_prepacked(tail.data(), n - 16, a.data.data(), a.rs, a.cs,
+                                        packed.data() + 16 * k, m, n - 16, k, false, bias.data() + 16);
+            std::vector<float> fresh(static_cast<size_t>(m * n));
+            ember::cpu::sgemm(fresh.data(), n, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, m, n, k,
+                              false, bias.data());
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 16; j < n; ++j)
+                ASSERT_EQ(tail[static_cast<size_t>(i * (n - 16) + j - 16)],
+                          fresh[static_cast<size_t>(i * n + j)]);
+          }
+        }
 }
 
 }  // namespace

@@ -46,9 +46,10 @@ float max_abs_diff(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
-}  // namespace
-
-TEST(BertInferenceThreads, OneEvalModelServesSeveralThreads) {
+// Serves kThreads threads from one eval-mode model and checks each gets a lone caller's answer.
+// With `packed`, the linears' weights are packed (nn::pack_linear_weights) and then made stale
+// (a new version of every weight), so the threads' first forwards race to pack them again.
+void serve_several_threads(bool packed) {
   manual_seed(3);
   Bert bert(tiny());
   bert.eval();
@@ -63,6 +64,11 @@ TEST(BertInferenceThreads, OneEvalModelServesSeveralThreads) {
   // The three batches give three different answers, so a thread that got another's would fail.
   ASSERT_GT(max_abs_diff(expected[0], expected[1]), 1e-3f);
   ASSERT_GT(max_abs_diff(expected[1], expected[2]), 1e-3f);
+  if (packed) {
+    ASSERT_EQ(nn::pack_linear_weights(bert), 2 * 6 + 1);  // 6 per layer and the pooler's
+    NoGradGuard no_grad;
+    for (Tensor p : bert.parameters()) p.mul_(1.0f);
+  }
 
   std::atomic<int> ready{0};
   std::vector<float> worst(kThreads, 0.0f);
@@ -92,6 +98,12 @@ TEST(BertInferenceThreads, OneEvalModelServesSeveralThreads) {
     EXPECT_EQ(recorded[static_cast<size_t>(t)], 0) << "thread " << t << " recorded a graph";
   }
 }
+
+}  // namespace
+
+TEST(BertInferenceThreads, OneEvalModelServesSeveralThreads) { serve_several_threads(false); }
+
+TEST(BertInferenceThreads, PackedWeightsArePackedAgainOnceWhileThreadsServe) { serve_several_threads(true); }
 
 TEST(BertInferenceThreads, GradModeOfOneThreadDoesNotLeakIntoAnother) {
   // A server thread's NoGradGuard must not turn recording off for a training thread.

@@ -1,0 +1,183 @@
+// A linear's weight packed once for the GEMM (core/ops/linear_pack.h, nn::Linear::pack_weight):
+// the same bits as the unpacked product at every shape, thread count and view; a pack that is
+// read (proved by a write it cannot see), and one that is never read once the weight changed.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ember/ember.h"
+#include "ember/kernels/cpu/sgemm.h"
+#include "support/emulated_cuda.h"
+#include "support/expect.h"
+
+using namespace ember;
+
+namespace {
+
+// Restores the thread count a test changed.
+struct ThreadCount {
+  explicit ThreadCount(int n) : before(get_num_threads()) { set_num_threads(n); }
+  ~ThreadCount() { set_num_threads(before); }
+  int before;
+};
+
+void expect_same_bits(const Tensor& a, const Tensor& b, const std::string& what) {
+  ASSERT_EQ(a.shape(), b.shape()) << what;
+  EXPECT_EQ(a.to_vector<float>(), b.to_vector<float>()) << what;
+}
+
+}  // namespace
+
+TEST(LinearWeightPack, GivesTheBitsOfTheUnpackedProductAtEveryShapeAndThreadCount) {
+  manual_seed(1);
+  struct Case {
+    Shape input;
+    int64_t out;
+    bool bias;
+  };
+  // BERT's batch-1 shapes, partial panels (37 -> 45), a 3-D input, many rows into one panel
+  // (cut into row blocks), no bias, and k deeper than one of sgemm's depth chunks.
+  const std::vector<Case> cases = {{{48, 128}, 128, true}, {{48, 128}, 512, true},  {{48, 512}, 128, true},
+                                   {{7, 37}, 45, true},    {{2, 5, 37}, 45, false}, {{300, 64}, 16, true},
+                                   {{3, 300}, 20, true}};
+  for (const Case& c : cases) {
+    const Tensor x = randn(c.input), w = randn({c.out, c.input.back()});
+    const Tensor b = c.bias ? randn({c.out}) : Tensor();
+    const LinearWeightPack pack = pack_linear_weight(w);
+    EXPECT_EQ(pack.defined(), cpu::sgemm_available());
+    EXPECT_TRUE(pack.is_current_for(w));
+    if (pack.defined()) {
+      EXPECT_EQ(pack.nbytes(), (c.out + 15) / 16 * 16 * c.input.back() * 4);
+    }
+    for (int threads : {1, 2}) {
+      ThreadCount count(threads);
+      const std::string what =
+          shape_str(c.input) + " -> " + std::to_string(c.out) + " at " + std::to_string(threads) + " threads";
+      expect_same_bits(linear(x, w, b, pack), linear(x, w, b), what);
+    }
+  }
+  // An input read through a transposed view (column-major rows).
+  const Tensor xt = randn({20, 9}).t(), w = randn({33, 20});
+  expect_same_bits(linear(xt, w, Tensor(), pack_linear_weight(w)), linear(xt, w), "transposed input");
+}
+
+// A write through data_ptr bumps no version, so the pack still holds the old weight: the
+// packed product shows it (which proves the pack is what is read), and an in-place op since
+// makes the pack stale, so the product is the unpacked one again.
+TEST(LinearWeightPack, IsReadUntilTheWeightsVersionMovesAndNeverAfter) {
+  if (!cpu::sgemm_available()) GTEST_SKIP() << "no packed form without Ember's sgemm";
+  manual_seed(2);
+  const Tensor x = randn({6, 16}), b = randn({20});
+  Tensor w = randn({20, 16});
+  const Tensor before = linear(x, w, b);
+  const LinearWeightPack pack = pack_linear_weight(w);
+  w.data_ptr<float>()[0] += 1.0f;  // weight row 0: output column 0 changes
+  const Tensor unpacked = linear(x, w, b), packed = linear(x, w, b, pack);
+  EXPECT_NE(unpacked.to_vector<float>(), before.to_vector<float>());
+  expect_same_bits(packed, before, "a pack made before a raw write");
+  {
+    NoGradGuard no_grad;
+    w.mul_(1.0f);  // the same values, a new version
+  }
+  EXPECT_FALSE(pack.is_current_for(w));
+  expect_same_bits(linear(x, w, b, pack), unpacked, "a stale pack");
+}
+
+TEST(LinearWeightPack, IsStaleForAnotherViewStorageOrAFreedWeight) {
+  manual_seed(3);
+  const Tensor w = randn({32, 32});
+  const LinearWeightPack pack = pack_linear_weight(w);
+  EXPECT_TRUE(pack.is_current_for(w));
+  EXPECT_TRUE(pack.is_current_for(w.view({32, 32})));  // another handle of the same view
+  EXPECT_FALSE(pack.is_current_for(w.t()));
+  EXPECT_FALSE(pack.is_current_for(narrow(w, 0, 16, 16)));
+  EXPECT_FALSE(pack.is_current_for(w.clone()));
+  EXPECT_FALSE(pack.is_current_for(Tensor()));
+  // A pack outlives its weight without keeping it: the weight's storage is gone, and a new
+  // weight (which may get its address) is never taken for it.
+  LinearWeightPack orphan = pack_linear_weight(randn({32, 32}));
+  const Tensor next = randn({32, 32});
+  EXPECT_FALSE(orphan.is_current_for(next));
+  EXPECT_FALSE(LinearWeightPack().is_current_for(next));
+  EXPECT_FALSE(LinearWeightPack().defined());
+}
+
+TEST(LinearWeightPack, BadWeightsAreErrorsAndLinearsChecksStillHold) {
+  EXPECT_THROW_MSG(pack_linear_weight(randn({4})), ShapeError, "pack_linear_weight");
+  EXPECT_THROW_MSG(pack_linear_weight(Tensor()), ValueError, "pack_linear_weight");
+  const Tensor w = randn({5, 4});
+  const LinearWeightPack pack = pack_linear_weight(w);
+  EXPECT_THROW_MSG(linear(randn({3, 5}), w, Tensor(), pack), ShapeError, "shape mismatch in linear");
+  // A float64 weight has no packed form; linear runs unpacked.
+  const Tensor wd = randn({5, 4}, kFloat64), xd = randn({3, 4}, kFloat64);
+  const LinearWeightPack dpack = pack_linear_weight(wd);
+  EXPECT_FALSE(dpack.defined());
+  expect_same_bits(linear(xd, wd, Tensor(), dpack).to(kFloat32), linear(xd, wd).to(kFloat32), "float64");
+}
+
+TEST(LinearPackWeight, ForwardAndGradientsAreTheUnpackedOnesAndFollowAnOptimizerStep) {
+  manual_seed(4);
+  nn::Linear packed(24, 40), plain(24, 40);
+  {
+    NoGradGuard no_grad;
+    plain.weight.copy_(packed.weight);
+    plain.bias.copy_(packed.bias);
+  }
+  packed.pack_weight();
+  EXPECT_TRUE(packed.weight_packed());
+  EXPECT_FALSE(plain.weight_packed());
+  nn::SGD opt_packed(packed.parameters(), {0.5}), opt_plain(plain.parameters(), {0.5});
+  const Tensor x = randn({10, 24});
+  for (int step = 0; step < 3; ++step) {
+    const Tensor xa = x.detach().requires_grad_(), xb = x.detach().requires_grad_();
+    const Tensor ya = packed(xa), yb = plain(xb);
+    expect_same_bits(ya.detach(), yb.detach(), "forward at step " + std::to_string(step));
+    (ya * ya).sum().backward();
+    (yb * yb).sum().backward();
+    expect_same_bits(xa.grad(), xb.grad(), "input gradient");
+    expect_same_bits(packed.weight.grad(), plain.weight.grad(), "weight gradient");
+    // The step changes the weight in place: the next forward must pack it again.
+    opt_packed.step();
+    opt_plain.step();
+    opt_packed.zero_grad();
+    opt_plain.zero_grad();
+  }
+  packed.pack_weight(false);
+  EXPECT_FALSE(packed.weight_packed());
+  expect_same_bits(packed(x), plain(x), "after pack_weight(false)");
+}
+
+TEST(LinearPackWeight, PackLinearWeightsReachesEveryLinearAndLoadStateDictIsSeen) {
+  manual_seed(5);
+  auto first = std::make_shared<nn::Linear>(8, 16), last = std::make_shared<nn::Linear>(16, 4);
+  nn::Sequential model({first, std::make_shared<nn::ReLU>(), last});
+  nn::Sequential other({std::make_shared<nn::Linear>(8, 16), std::make_shared<nn::ReLU>(),
+                        std::make_shared<nn::Linear>(16, 4)});
+  EXPECT_EQ(nn::pack_linear_weights(model), 2);
+  EXPECT_TRUE(first->weight_packed());
+  EXPECT_TRUE(last->weight_packed());
+  const Tensor x = randn({5, 8});
+  const Tensor y = model(x);
+  // New weights by load_state_dict: the packed forward gives the other model's answer.
+  model.load_state_dict(other.state_dict());
+  expect_same_bits(model(x), other(x), "after load_state_dict");
+  EXPECT_NE(model(x).to_vector<float>(), y.to_vector<float>());
+  EXPECT_EQ(nn::pack_linear_weights(model, false), 2);
+  EXPECT_FALSE(first->weight_packed());
+}
+
+// Module::to moves the weight to a new storage: the packed forward runs on the new device with
+// the unpacked answer, and an input left behind is still a device-mismatch error naming the
+// parameter (the pack changes nothing about the checks).
+TEST(LinearPackWeight, ToAnotherDeviceRepacksThereAndMismatchesAreStillNamed) {
+  ember::test::EmulatedCuda emu(1);
+  manual_seed(6);
+  nn::Sequential model({std::make_shared<nn::Linear>(12, 20)});
+  const Tensor x = randn({4, 12});
+  const Tensor expected = model(x);
+  nn::pack_linear_weights(model);
+  model.to(Device::cuda(0));
+  expect_same_bits(model(x.to(Device::cuda(0))).cpu(), expected, "on cuda:0");
+  EXPECT_THROW_MSG(model(x), DeviceMismatchError,
+                   "tensors on different devices: linear got input on cpu and weight (0.weight) on cuda:0");
+}
