@@ -12,11 +12,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/eigen_single_thread.h"
+#include "ember/kernels/cpu/exp_lanes.h"
 #include "ember/kernels/cpu/gemm_into.h"
 #include "ember/kernels/cpu/parallel.h"
 
@@ -128,6 +130,54 @@ struct Problem {
   }
 };
 
+// row[c] = exp(row[c] - m) for c < n (no row[c] above m), and their sum.
+template <class T>
+T exp_shifted_sum(T* row, int64_t n, T m) {
+  Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>> a(row, n);
+  a = (a - m).exp();
+  return a.sum();
+}
+
+// Float by exp_lanes.h's eight vectors in flight: Eigen's exp ran one vector at a time, each a
+// chain of dependent steps, and was two thirds of attention's own time at 128 tokens. Below
+// -86 (a masked key's -inf among them) gives 0, where the true value is under 4.5e-38; NaN
+// stays NaN. The sum's order follows n alone.
+template <>
+float exp_shifted_sum<float>(float* row, int64_t n, float m) {
+  int64_t c = 0;
+  float total = 0.0f;
+#if EMBER_EXP_LANES
+  const __m256 vm = _mm256_set1_ps(m), lowest = _mm256_set1_ps(-86.0f);
+  __m256 sums = _mm256_setzero_ps();
+  auto run = [&](auto vectors) {
+    constexpr int V = decltype(vectors)::value;
+    __m256 x[V], e[V];
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) x[v] = _mm256_sub_ps(_mm256_loadu_ps(row + c + 8 * v), vm);
+    cpu::lanes::exp_minus(e, x);  // exp(-|x|) = exp(x): x <= 0
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) {
+      e[v] = _mm256_and_ps(e[v], _mm256_cmp_ps(x[v], lowest, _CMP_NLT_UQ));
+      e[v] = _mm256_blendv_ps(e[v], x[v], _mm256_cmp_ps(x[v], x[v], _CMP_UNORD_Q));
+      _mm256_storeu_ps(row + c + 8 * v, e[v]);
+      sums = _mm256_add_ps(sums, e[v]);
+    }
+    c += 8 * V;
+  };
+  while (c + 64 <= n) run(std::integral_constant<int, 8>());
+  while (c + 8 <= n) run(std::integral_constant<int, 1>());
+  alignas(32) float lane[8];
+  _mm256_store_ps(lane, sums);
+  for (float v : lane) total += v;
+#endif
+  for (; c < n; ++c) {
+    const float x = row[c] - m;
+    row[c] = x != x ? x : x < -86.0f ? 0.0f : fn::exp_minus(x);
+    total += row[c];
+  }
+  return total;
+}
+
 template <class T>
 void forward(T* out, T* lse, const Problem<T>& p) {
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
@@ -145,14 +195,16 @@ void forward(T* out, T* lse, const Problem<T>& p) {
         MapMat<T> s(sbuf.data(), bq, std::min(p.block_k, jend - j0));
         p.scores(s, b, i0, j0);
         for (int64_t r = 0; r < bq; ++r) {
-          const T m = std::max(mbuf[r], s.row(r).maxCoeff());
+          // A NaN score (a NaN query or key) makes the row NaN, as in PyTorch: a maximum that
+          // skipped it would take the row for masked and give zeros.
+          const T row_max = s.row(r).template maxCoeff<Eigen::PropagateNaN>();
+          const T m = std::isnan(row_max) ? row_max : std::max(mbuf[r], row_max);
           if (m == kMinusInf) {  // every key so far masked: nothing to add
             s.row(r).setZero();
             continue;
           }
           const T rescale = std::exp(mbuf[r] - m);  // 0 for the row's first keys
-          s.row(r) = (s.row(r).array() - m).exp().matrix();
-          lbuf[r] = lbuf[r] * rescale + s.row(r).sum();
+          lbuf[r] = lbuf[r] * rescale + exp_shifted_sum(s.row(r).data(), s.cols(), m);
           acc.row(r) *= rescale;
           mbuf[r] = m;
         }
@@ -160,7 +212,7 @@ void forward(T* out, T* lse, const Problem<T>& p) {
       }
       MapMat<T> o(out + (b * p.L + i0) * p.Ev, bq, p.Ev);
       for (int64_t r = 0; r < bq; ++r) {
-        if (lbuf[r] > 0) {
+        if (!(lbuf[r] == 0)) {  // (NaN included)
           o.row(r) = acc.row(r) / lbuf[r];
           lse[b * p.L + i0 + r] = mbuf[r] + std::log(lbuf[r]);
         } else {  // every key masked: zeros, as FlashAttention

@@ -42,7 +42,7 @@ void CpuBackend::unary(UnaryOp op, const Tensor& out, const Tensor& in, double p
     return;
   }
   if (op == UnaryOp::Gelu && in.dtype() == kFloat32 && in.is_contiguous() && out.is_contiguous()) {
-    // The functor's bits, four vectors at a time (gelu_lanes.h says why).
+    // The functor's bits, eight vectors at a time (gelu_lanes.h says why).
     const float* x = static_cast<const float*>(in.raw_data());
     float* o = static_cast<float*>(out.raw_data());
     parallel_for(in.numel(), kParallelGrain,

@@ -144,6 +144,48 @@ TEST(ScaledDotProductAttention, MasksMatchReference) {
   }
 }
 
+// The float softmax's exponentials (kernels/cpu/exp_lanes.h, eight vectors at a time, then one,
+// then single values: 75 keys are a block of 64 and one of 11): a key masked out, or pushed
+// 1000 below the others by an additive mask, weighs exactly nothing, so a value of 1e36 there
+// leaves the output what the kept keys give; a NaN in a query makes its row NaN and no other.
+TEST(ScaledDotProductAttention, FloatMaskedKeysWeighNothingAndNaNStaysInItsRow) {
+  manual_seed(10);
+  const int64_t L = 9, S = 75;
+  const Tensor q = randn({1, L, 4}), k = randn({1, S, 4});
+  Tensor v = randn({1, S, 3});
+  std::vector<uint8_t> keep(S, 1);
+  std::vector<float> add(S, 0.0f);
+  for (int64_t j : {3, 40, 63, 64, 70, 74}) {
+    keep[static_cast<size_t>(j)] = 0;
+    add[static_cast<size_t>(j)] = -1000.0f;
+  }
+  {
+    NoGradGuard no_grad;
+    for (int64_t j = 0; j < S; ++j)
+      if (!keep[static_cast<size_t>(j)]) narrow(v, 1, j, 1).fill_(1e36f);
+  }
+  std::vector<int64_t> kept;
+  for (int64_t j = 0; j < S; ++j)
+    if (keep[static_cast<size_t>(j)]) kept.push_back(j);
+  const Tensor idx = from_vector(kept, {static_cast<int64_t>(kept.size())});
+  const Tensor expected = sdpa(q, index_select(k, 1, idx), index_select(v, 1, idx));
+  const Tensor bool_mask = from_vector(keep, {S}).to(kBool);
+  for (const Tensor& mask : {bool_mask, from_vector(add, {S})}) {
+    const Tensor out = sdpa(q, k, v, mask);
+    ASSERT_TRUE(all_finite(out));
+    EXPECT_LE(max_abs_diff(out, expected), 1e-6);
+  }
+  Tensor q_nan = q.clone();
+  {
+    NoGradGuard no_grad;
+    narrow(narrow(q_nan, 1, 4, 1), 2, 1, 1).fill_(NAN);
+  }
+  const std::vector<float> out = sdpa(q_nan, k, v, bool_mask).to_vector<float>();
+  for (int64_t i = 0; i < L; ++i)
+    for (int64_t c = 0; c < 3; ++c)
+      EXPECT_EQ(std::isnan(out[static_cast<size_t>(i * 3 + c)]), i == 4) << "query " << i << " value " << c;
+}
+
 TEST(ScaledDotProductAttention, BroadcastAndStridedInputs) {
   manual_seed(2);
   // Keys and values shared by the batch, a 2-D query for all heads.
