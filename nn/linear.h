@@ -18,8 +18,8 @@ class EMBER_API Linear : public Module {
   void reset_parameters();
 
   /// Keeps a copy of the weight packed for the device's GEMM (core/ops/linear_pack.h), which
-  /// forward then reads: for inference, where one weight serves many inputs (5-10% of a
-  /// linear's time at BERT's batch-1 sizes on the CPU). The results are the same bits. forward
+  /// forward then reads: for inference, where one weight serves many inputs (4-9% of a
+  /// batch-1 BERT forward's time on the CPU). The results are the same bits. forward
   /// packs again once the weight has changed (an optimizer step, load_state_dict, to()), so
   /// training stays correct, only without the gain. Costs the weight's size again in memory;
   /// pack_weight(false) frees it. forward may run on several threads at once (the first to
