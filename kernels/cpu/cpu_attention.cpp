@@ -178,12 +178,19 @@ float exp_shifted_sum<float>(float* row, int64_t n, float m) {
   return total;
 }
 
+// The forward takes up to this many keys in one block: a row's maximum and sum are then final
+// at once, with no rescaling of the partial sums (at BERT's 128 tokens, two blocks of 64 cost a
+// second pass over every row and a libm exp per row and block). The scores of a 64-query block
+// are then at most 64 KiB. (The backward keeps block_k: its tasks are groups of key blocks.)
+constexpr int64_t kForwardOneKeyBlockUpTo = 256;
+
 template <class T>
 void forward(T* out, T* lse, const Problem<T>& p) {
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
   const int64_t qblocks = blocks(p.L, p.block_q);
+  const int64_t block_k = p.S <= kForwardOneKeyBlockUpTo ? std::max<int64_t>(p.S, 1) : p.block_k;
   parallel_for(p.B * qblocks, grain_for(p.block_q * p.S * (p.E + p.Ev)), [&](int64_t lo, int64_t hi) {
-    Buffer<T> sbuf(p.block_q * p.block_k), accbuf(p.block_q * p.Ev), mbuf(p.block_q), lbuf(p.block_q);
+    Buffer<T> sbuf(p.block_q * block_k), accbuf(p.block_q * p.Ev), mbuf(p.block_q), lbuf(p.block_q);
     for (int64_t t = lo; t < hi; ++t) {
       const int64_t b = t / qblocks, i0 = (t % qblocks) * p.block_q, bq = std::min(p.block_q, p.L - i0);
       MapMat<T> acc(accbuf.data(), bq, p.Ev);
@@ -191,8 +198,8 @@ void forward(T* out, T* lse, const Problem<T>& p) {
       mbuf.setConstant(kMinusInf);  // running maximum of each row
       lbuf.setZero();               // running sum of exp(score - maximum)
       const int64_t jend = p.key_end(i0, bq);
-      for (int64_t j0 = 0; j0 < jend; j0 += p.block_k) {
-        MapMat<T> s(sbuf.data(), bq, std::min(p.block_k, jend - j0));
+      for (int64_t j0 = 0; j0 < jend; j0 += block_k) {
+        MapMat<T> s(sbuf.data(), bq, std::min(block_k, jend - j0));
         p.scores(s, b, i0, j0);
         for (int64_t r = 0; r < bq; ++r) {
           // A NaN score (a NaN query or key) makes the row NaN, as in PyTorch: a maximum that
@@ -203,9 +210,14 @@ void forward(T* out, T* lse, const Problem<T>& p) {
             s.row(r).setZero();
             continue;
           }
-          const T rescale = std::exp(mbuf[r] - m);  // 0 for the row's first keys
-          lbuf[r] = lbuf[r] * rescale + exp_shifted_sum(s.row(r).data(), s.cols(), m);
-          acc.row(r) *= rescale;
+          const T sum = exp_shifted_sum(s.row(r).data(), s.cols(), m);
+          if (mbuf[r] == kMinusInf) {  // the row's first keys: its sums are still zero
+            lbuf[r] = sum;
+          } else {
+            const T rescale = std::exp(mbuf[r] - m);
+            lbuf[r] = lbuf[r] * rescale + sum;
+            acc.row(r) *= rescale;
+          }
           mbuf[r] = m;
         }
         cpu::gemm_into<T>(acc.data(), p.Ev, view(s), p.rows(p.v, p.S, b, j0, s.cols(), p.Ev), true);

@@ -105,7 +105,8 @@ TEST(ScaledDotProductAttention, HandComputedValues) {
 }
 
 TEST(ScaledDotProductAttention, MatchesReferenceAcrossBlocks) {
-  // 130 queries and 70 keys: three query blocks and two key blocks, neither a multiple of 64.
+  // 130 queries and 70 keys: three query blocks, and two key blocks in the backward (the forward
+  // takes up to 256 keys in one), neither a multiple of 64.
   for (DType dtype : {kFloat64, kFloat32}) {
     const double tol = dtype == kFloat64 ? 1e-10 : 2e-4;
     SCOPED_TRACE(dtype_name(dtype));
@@ -144,8 +145,8 @@ TEST(ScaledDotProductAttention, MasksMatchReference) {
   }
 }
 
-// The float softmax's exponentials (kernels/cpu/exp_lanes.h, eight vectors at a time, then one,
-// then single values: 75 keys are a block of 64 and one of 11): a key masked out, or pushed
+// The float softmax's exponentials (kernels/cpu/exp_lanes.h: a row of 75 keys is 64 values
+// eight vectors at a time, 8 in one vector and 3 one by one): a key masked out, or pushed
 // 1000 below the others by an additive mask, weighs exactly nothing, so a value of 1e36 there
 // leaves the output what the kept keys give; a NaN in a query makes its row NaN and no other.
 TEST(ScaledDotProductAttention, FloatMaskedKeysWeighNothingAndNaNStaysInItsRow) {
