@@ -37,9 +37,9 @@ inline void block(float* out, const float* in) {
 #pragma GCC unroll 8
   for (int v = 0; v < V; ++v) {
     const __m256 tail = _mm256_mul_ps(_mm256_mul_ps(half, t[v]), ex[v]);
-    const __m256 negative = _mm256_cvtepi32_ps(_mm256_srli_epi32(_mm256_castps_si256(x[v]), 31));
-    const __m256 cdf = _mm256_add_ps(_mm256_mul_ps(negative, tail),
-                                     _mm256_mul_ps(_mm256_sub_ps(one, negative), _mm256_sub_ps(one, tail)));
+    // The functor's negative * tail + (1 - negative) * (1 - tail), negative the sign bit as
+    // 0 or 1, is exactly tail or 1 - tail (the other product is +0): a select on x's sign bit.
+    const __m256 cdf = _mm256_blendv_ps(_mm256_sub_ps(one, tail), tail, x[v]);
     _mm256_storeu_ps(out + 8 * v, _mm256_mul_ps(x[v], cdf));
   }
 }
