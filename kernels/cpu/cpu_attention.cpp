@@ -108,13 +108,22 @@ struct Problem {
     return {base + (b * per_batch + r0) * cols, n, cols, cols, 1};
   }
 
-  // s = scale * q k^T for queries [i0, i0 + rows) and keys [j0, j0 + cols) of batch b, then
-  // masked: -inf where a key is masked out, the additive mask added.
-  void scores(MapMat<T>& s, int64_t b, int64_t i0, int64_t j0) const {
+  // Whether the forward may leave scores() unscaled and scale each row in its maximum's pass
+  // (scale_and_max): the same products, so the same bits, one pass over the scores fewer. Not
+  // with a mask, which applies to scaled scores, nor with a scale that would not keep a causal
+  // -inf at -inf.
+  bool rows_scale_later() const {
+    return !keep && !add && scale > 0 && scale <= std::numeric_limits<T>::max();
+  }
+
+  // s = scale * q k^T for queries [i0, i0 + rows) and keys [j0, j0 + cols) of batch b (q k^T
+  // alone when `scaled` is false), then masked: -inf where a key is masked out, the additive
+  // mask added.
+  void scores(MapMat<T>& s, int64_t b, int64_t i0, int64_t j0, bool scaled = true) const {
     constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
     const int64_t bq = s.rows(), bk = s.cols();
     cpu::gemm_into<T>(s.data(), bk, rows(q, L, b, i0, bq, E), rows(k, S, b, j0, bk, E).transposed(), false);
-    s *= scale;
+    if (scaled) s *= scale;
     if (keep || add) {
       for (int64_t r = 0; r < bq; ++r) {
         const int64_t base = b * mb + (i0 + r) * ml + j0 * ms;
@@ -129,6 +138,55 @@ struct Problem {
     }
   }
 };
+
+// row[c] *= scale for c < n, and then the row's maximum: NaN when an entry is NaN (a maximum
+// that skipped it would take the row for masked and give zeros; PyTorch gives NaN), -inf when
+// n is 0.
+template <class T>
+T scale_and_max(T* row, int64_t n, T scale) {
+  Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>> a(row, n);
+  a *= scale;
+  return n > 0 ? a.template maxCoeff<Eigen::PropagateNaN>() : -std::numeric_limits<T>::infinity();
+}
+
+// Float in one vector pass (Eigen's NaN-propagating maximum runs a scalar compare per element).
+// A maximum is exact whatever the order, so the lanes change no bit.
+template <>
+float scale_and_max<float>(float* row, int64_t n, float scale) {
+  int64_t c = 0;
+  float best = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+#if EMBER_EXP_LANES
+  const __m256 vs = _mm256_set1_ps(scale);
+  __m256 maxima[4], unordered = _mm256_setzero_ps();
+  for (__m256& m : maxima) m = _mm256_set1_ps(best);
+  for (; c + 32 <= n; c += 32)
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(row + c + 8 * v), vs);
+      _mm256_storeu_ps(row + c + 8 * v, x);
+      maxima[v] = _mm256_max_ps(maxima[v], x);
+      unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    }
+  for (; c + 8 <= n; c += 8) {
+    const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(row + c), vs);
+    _mm256_storeu_ps(row + c, x);
+    maxima[0] = _mm256_max_ps(maxima[0], x);
+    unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+  }
+  alignas(32) float lane[8];
+  _mm256_store_ps(lane,
+                  _mm256_max_ps(_mm256_max_ps(maxima[0], maxima[1]), _mm256_max_ps(maxima[2], maxima[3])));
+  for (float v : lane) best = std::max(best, v);
+  nan = _mm256_movemask_ps(unordered) != 0;
+#endif
+  for (; c < n; ++c) {
+    row[c] *= scale;
+    nan = nan || std::isnan(row[c]);
+    best = std::max(best, row[c]);
+  }
+  return nan ? std::numeric_limits<float>::quiet_NaN() : best;
+}
 
 // row[c] = exp(row[c] - m) for c < n (no row[c] above m), and their sum.
 template <class T>
@@ -189,6 +247,7 @@ void forward(T* out, T* lse, const Problem<T>& p) {
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
   const int64_t qblocks = blocks(p.L, p.block_q);
   const int64_t block_k = p.S <= kForwardOneKeyBlockUpTo ? std::max<int64_t>(p.S, 1) : p.block_k;
+  const bool scale_later = p.rows_scale_later();
   parallel_for(p.B * qblocks, grain_for(p.block_q * p.S * (p.E + p.Ev)), [&](int64_t lo, int64_t hi) {
     Buffer<T> sbuf(p.block_q * block_k), accbuf(p.block_q * p.Ev), mbuf(p.block_q), lbuf(p.block_q);
     for (int64_t t = lo; t < hi; ++t) {
@@ -200,11 +259,10 @@ void forward(T* out, T* lse, const Problem<T>& p) {
       const int64_t jend = p.key_end(i0, bq);
       for (int64_t j0 = 0; j0 < jend; j0 += block_k) {
         MapMat<T> s(sbuf.data(), bq, std::min(block_k, jend - j0));
-        p.scores(s, b, i0, j0);
+        p.scores(s, b, i0, j0, !scale_later);
         for (int64_t r = 0; r < bq; ++r) {
-          // A NaN score (a NaN query or key) makes the row NaN, as in PyTorch: a maximum that
-          // skipped it would take the row for masked and give zeros.
-          const T row_max = s.row(r).template maxCoeff<Eigen::PropagateNaN>();
+          // A NaN score (a NaN query or key) makes the row NaN.
+          const T row_max = scale_and_max(s.row(r).data(), s.cols(), scale_later ? p.scale : T(1));
           const T m = std::isnan(row_max) ? row_max : std::max(mbuf[r], row_max);
           if (m == kMinusInf) {  // every key so far masked: nothing to add
             s.row(r).setZero();

@@ -157,16 +157,29 @@ struct NextPanel {
   }
 };
 
+// The rows of the register block that starts `left` rows before the end: 6, except that the
+// last 7 to 9 rows run as two blocks of 3 to 5. A block of 1 or 2 rows holds 2 or 4 chains of
+// fused multiply-adds, a quarter or half of what two pipes of 4-cycle FMAs need, so 6 + 2 rows
+// took the time of 10 and 4 + 4 take that of 8. (BERT's 128 tokens are 21 x 6 + 2.)
+int64_t block_rows(int64_t left) {
+  return left > kMr && left <= kMr + 3 ? (left + 1) / 2 : std::min<int64_t>(kMr, left);
+}
+
+int64_t row_blocks(int64_t m) {
+  return m > kMr && m % kMr != 0 && m % kMr <= 3 ? m / kMr + 1 : (m + kMr - 1) / kMr;
+}
+
 // Rows [0, rows) of one output panel of nn <= 16 columns; narrower panels go through a
 // 6 x 16 scratch block (the bias and the output read into it, the valid columns written back).
 void panel_rows(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* panel,
                 int64_t kc, int64_t m, int64_t nn, Start start, const float* bias, const NextPanel& next) {
-  const int64_t row_blocks = (m + kMr - 1) / kMr;
+  const int64_t blocks = row_blocks(m);
   if (nn == kNr) {
-    for (int64_t i0 = 0; i0 < m; i0 += kMr) {
-      next.fetch(i0 / kMr, row_blocks);
-      kBlocks[std::min<int64_t>(kMr, m - i0)](c + i0 * ldc, ldc, a + i0 * a_rs, a_rs, a_cs, panel, kc, start,
-                                              bias);
+    for (int64_t i0 = 0, block = 0; i0 < m; ++block) {
+      const int64_t rows = block_rows(m - i0);
+      next.fetch(block, blocks);
+      kBlocks[rows](c + i0 * ldc, ldc, a + i0 * a_rs, a_rs, a_cs, panel, kc, start, bias);
+      i0 += rows;
     }
     return;
   }
@@ -174,9 +187,9 @@ void panel_rows(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_c
   alignas(32) float bias16[kNr] = {};
   if (start == Start::Bias)
     for (int64_t j = 0; j < nn; ++j) bias16[j] = bias[j];
-  for (int64_t i0 = 0; i0 < m; i0 += kMr) {
-    const int64_t rows = std::min<int64_t>(kMr, m - i0);
-    next.fetch(i0 / kMr, row_blocks);
+  for (int64_t i0 = 0, block = 0, rows = 0; i0 < m; ++block, i0 += rows) {
+    rows = block_rows(m - i0);
+    next.fetch(block, blocks);
     if (start == Start::Output)
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < nn; ++j) scratch[r * kNr + j] = c[(i0 + r) * ldc + j];

@@ -181,10 +181,34 @@ TEST(ScaledDotProductAttention, FloatMaskedKeysWeighNothingAndNaNStaysInItsRow) 
     NoGradGuard no_grad;
     narrow(narrow(q_nan, 1, 4, 1), 2, 1, 1).fill_(NAN);
   }
-  const std::vector<float> out = sdpa(q_nan, k, v, bool_mask).to_vector<float>();
-  for (int64_t i = 0; i < L; ++i)
-    for (int64_t c = 0; c < 3; ++c)
-      EXPECT_EQ(std::isnan(out[static_cast<size_t>(i * 3 + c)]), i == 4) << "query " << i << " value " << c;
+  // With the mask, without it (the forward then scales each row in its maximum's pass) and
+  // causal (there the NaN query's row sees 5 keys).
+  for (const auto& [mask, causal] : {std::pair{bool_mask, false}, {Tensor(), false}, {Tensor(), true}}) {
+    const std::vector<float> out = sdpa(q_nan, k, v, mask, causal).to_vector<float>();
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t c = 0; c < 3; ++c)
+        EXPECT_EQ(std::isnan(out[static_cast<size_t>(i * 3 + c)]), i == 4) << "query " << i << " value " << c
+                                                                           << (mask.defined() ? " masked"
+                                                                               : causal       ? " causal"
+                                                                                              : "");
+  }
+}
+
+// A positive scale is applied in the maximum's pass, any other before the mask as written: each
+// against the definition, with 45 keys (a vector pass of 32, one of 8 and 5 left) and causal.
+TEST(ScaledDotProductAttention, ScalesOfEitherSignAndZeroMatchReference) {
+  manual_seed(12);
+  const Tensor q = randn({2, 7, 4}, kFloat64), k = randn({2, 45, 4}, kFloat64),
+               v = randn({2, 45, 3}, kFloat64);
+  for (DType dtype : {kFloat32, kFloat64})
+    for (double scale : {0.8, -0.8, 0.0})
+      for (bool causal : {false, true}) {
+        SCOPED_TRACE(std::string(dtype_name(dtype)) + " scale " + std::to_string(scale) +
+                     (causal ? " causal" : ""));
+        const Tensor out = sdpa(q.to(dtype), k.to(dtype), v.to(dtype), Tensor(), causal, scale);
+        EXPECT_LE(max_abs_diff(out, reference(q, k, v, Tensor(), causal, scale)),
+                  dtype == kFloat32 ? 2e-5 : 1e-12);
+      }
 }
 
 TEST(ScaledDotProductAttention, BroadcastAndStridedInputs) {

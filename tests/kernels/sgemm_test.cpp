@@ -94,20 +94,23 @@ TEST(Sgemm, DepthZeroWritesTheBiasOrZerosAndAccumulatingLeavesTheOutput) {
 
 TEST(Sgemm, ARowsResultDoesNotDependOnTheOtherRowsOrColumnsOfTheCall) {
   std::mt19937 gen(9);
-  const int64_t m = 11, n = 37, k = 290;
-  const Operand a = random_operand(m, k, true, gen), b = random_operand(k, n, false, gen);
-  std::vector<float> all(static_cast<size_t>(m * n)), one(static_cast<size_t>(n));
-  ember::cpu::sgemm(all.data(), n, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, m, n, k, false);
-  for (int64_t i = 0; i < m; ++i) {
-    ember::cpu::sgemm(one.data(), n, a.data.data() + i * a.rs, a.rs, a.cs, b.data.data(), b.rs, b.cs, 1, n, k,
-                      false);
-    for (int64_t j = 0; j < n; ++j)
-      ASSERT_EQ(one[static_cast<size_t>(j)], all[static_cast<size_t>(i * n + j)]);
-    // Columns [3, 20) alone: the same bits again.
-    ember::cpu::sgemm(one.data(), n, a.data.data() + i * a.rs, a.rs, a.cs, b.data.data() + 3 * b.cs, b.rs,
-                      b.cs, 1, 17, k, false);
-    for (int64_t j = 0; j < 17; ++j)
-      ASSERT_EQ(one[static_cast<size_t>(j)], all[static_cast<size_t>(i * n + j + 3)]);
+  // 11 rows run as blocks of 6 and 5, 8 as two of 4 (a last block of 1 to 3 rows is avoided).
+  for (int64_t m : {11, 8}) {
+    const int64_t n = 37, k = 290;
+    const Operand a = random_operand(m, k, true, gen), b = random_operand(k, n, false, gen);
+    std::vector<float> all(static_cast<size_t>(m * n)), one(static_cast<size_t>(n));
+    ember::cpu::sgemm(all.data(), n, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, m, n, k, false);
+    for (int64_t i = 0; i < m; ++i) {
+      ember::cpu::sgemm(one.data(), n, a.data.data() + i * a.rs, a.rs, a.cs, b.data.data(), b.rs, b.cs, 1, n,
+                        k, false);
+      for (int64_t j = 0; j < n; ++j)
+        ASSERT_EQ(one[static_cast<size_t>(j)], all[static_cast<size_t>(i * n + j)]);
+      // Columns [3, 20) alone: the same bits again.
+      ember::cpu::sgemm(one.data(), n, a.data.data() + i * a.rs, a.rs, a.cs, b.data.data() + 3 * b.cs, b.rs,
+                        b.cs, 1, 17, k, false);
+      for (int64_t j = 0; j < 17; ++j)
+        ASSERT_EQ(one[static_cast<size_t>(j)], all[static_cast<size_t>(i * n + j + 3)]);
+    }
   }
 }
 
