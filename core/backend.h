@@ -117,15 +117,17 @@ class EMBER_API Backend {
   virtual void class_loss_backward(const Tensor& grad_input, const Tensor& grad_losses, const Tensor& input,
                                    const Tensor& target, const ClassLossParams& p, const char* op);
 
-  // ---- attention (q [B, L, E], k [B, S, E], v [B, S, Ev], out [B, L, Ev], contiguous) ----
+  // ---- attention (q [B, L, E], k [B, S, E], v [B, S, Ev], out [B, L, Ev]: unit stride in
+  // the last dim, any strides in the other two: heads split by a transpose, a batch dim
+  // broadcast with stride 0, an output written in the query's head-interleaved layout) ----
   /// out = softmax(scale * q k^T + mask) v row by row, lse [B, L] each row's log-sum-exp
   /// (the backward's). mask: undefined, bool (true attends) or q's dtype (added), [B, L, S]
   /// with any strides (0 where broadcast). is_causal: key j > query i is masked. A row whose
   /// keys are all masked gives zeros and lse -inf.
   virtual void attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                          const Tensor& v, const Tensor& mask, bool is_causal, double scale);
-  /// The three gradients from grad_out and the forward's tensors (all contiguous); a row with
-  /// lse -inf gets and gives zero gradients.
+  /// The three gradients (contiguous) from grad_out and out (contiguous) and the forward's
+  /// q, k and v (strided as there); a row with lse -inf gets and gives zero gradients.
   virtual void attention_backward(const Tensor& grad_q, const Tensor& grad_k, const Tensor& grad_v,
                                   const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
                                   const Tensor& out, const Tensor& lse, const Tensor& mask, bool is_causal,

@@ -1,8 +1,10 @@
-// scaled_dot_product_attention. The fused path hands the backends contiguous [B, L, E]
-// queries, [B, S, E] keys and [B, S, Ev] values (the batch dims broadcast and flattened, so
-// broadcast keys are copied per head) and a [B, L, S] view of the mask whose strides are 0
-// where it broadcasts, so a [..., 1, S] or [L, S] mask is never expanded in memory. The
-// node saves the row log-sum-exps, and the backward recomputes the probabilities from them.
+// scaled_dot_product_attention. The fused path hands the backends [B, L, E] queries, [B, S, E]
+// keys and [B, S, Ev] values, the batch dims broadcast and flattened, as views wherever the
+// strides allow (copied only when the last dim's stride is not 1 or the batch dims do not
+// merge): heads split from [N, L, H * E] by a transpose, or keys broadcast across heads, are
+// read where they are. The mask is a [B, L, S] view whose strides are 0 where it broadcasts,
+// so a [..., 1, S] or [L, S] mask is never expanded in memory. The node saves the row
+// log-sum-exps, and the backward recomputes the probabilities from them.
 // With dropout the weights must exist to be dropped: that path is written with ops (matmul,
 // softmax, dropout), and autograd differentiates it.
 #include "ember/core/ops/attention.h"
@@ -37,8 +39,8 @@ class AttentionNode final : public Node {
                               detail::make_empty(k.shape(), k.dtype(), k.device()),
                               detail::make_empty(v.shape(), v.dtype(), v.device())};
     backend_for(q.device())
-        .attention_backward(grads[0], grads[1], grads[2], g.contiguous(), q, k, v, saved(3), saved(4),
-                            saved(5), is_causal_, scale_);
+        .attention_backward(grads[0], grads[1], grads[2], g.contiguous(), q, k, v, saved(3).contiguous(),
+                            saved(4), saved(5), is_causal_, scale_);
     for (size_t i = 0; i < grads.size(); ++i)
       if (!needs_grad(i)) grads[i] = Tensor();
     return grads;
@@ -191,11 +193,19 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     Shape full = batch;
     full.push_back(rows);
     full.push_back(cols);
-    return t.expand(full).reshape({B, rows, cols}).contiguous();
+    const Tensor f = t.expand(full).reshape({B, rows, cols});
+    return f.stride(2) == 1 ? f : f.contiguous();
   };
   const Tensor q = flat(query, L, E), k = flat(key, S, E), v = flat(value, S, Ev);
   const Tensor mask = mask_for_backend(attn_mask, batch, L, S);
-  Tensor out = detail::make_empty({B, L, Ev}, q.dtype(), q.device(), kOp);
+  // Queries whose rows interleave the batch entries (heads split from [L, H * E] by a
+  // transpose: batch stride E, row stride B * E) get their output in the same layout, [L, B,
+  // Ev] in memory, so that merging the heads back (transpose, then reshape) is a view.
+  const bool interleaved = B > 1 && L > 1 && q.stride(0) == E && q.stride(1) == B * E;
+  // (A plain tensor at those strides, not a view of another: nothing for autograd to track.)
+  Tensor out =
+      detail::make_empty(interleaved ? Shape{L, B, Ev} : Shape{B, L, Ev}, q.dtype(), q.device(), kOp);
+  if (interleaved) out = detail::make_view(out, {B, L, Ev}, {Ev, B * Ev, 1}, out.offset());
   Tensor lse = detail::make_empty({B, L}, q.dtype(), q.device(), kOp);
   backend_for(q.device()).attention(out, lse, q, k, v, mask, is_causal, sc);
   if (autograd::any_requires_grad({&q, &k, &v})) {

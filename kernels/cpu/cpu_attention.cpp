@@ -60,12 +60,29 @@ int64_t grain_for(int64_t macs_per_task) {
   return std::max<int64_t>(1, kMinTaskMacs / std::max<int64_t>(1, macs_per_task));
 }
 
-// The operands of one call, contiguous: q [B, L, E], k [B, S, E], v [B, S, Ev], and the
-// mask's [B, L, S] strides.
+// A [B, rows, cols] operand whose last dim has unit stride: batch entry b's row r starts at
+// data + b * batch + r * row (heads split by a transpose interleave their rows, and a batch
+// dim broadcast by expand has stride 0, so neither is copied first).
+template <class T>
+struct Rows {
+  const T* data;
+  int64_t batch, row;
+
+  explicit Rows(const Tensor& t)
+      : data(static_cast<const T*>(t.raw_data())), batch(t.stride(0)), row(t.stride(1)) {}
+
+  // Rows [r0, r0 + n) of batch entry b, `cols` wide.
+  cpu::MatrixView<T> block(int64_t b, int64_t r0, int64_t n, int64_t cols) const {
+    return {data + b * batch + r0 * row, n, cols, row, 1};
+  }
+};
+
+// The operands of one call: q [B, L, E], k [B, S, E], v [B, S, Ev] (Rows), and the mask's
+// [B, L, S] strides.
 template <class T>
 struct Problem {
   int64_t B, L, S, E, Ev;
-  const T *q, *k, *v;
+  Rows<T> q, k, v;
   const bool* keep = nullptr;  // bool mask: false masks out
   const T* add = nullptr;      // additive mask
   int64_t mb = 0, ml = 0, ms = 0;
@@ -79,9 +96,9 @@ struct Problem {
         S(kt.size(1)),
         E(qt.size(2)),
         Ev(vt.size(2)),
-        q(static_cast<const T*>(qt.raw_data())),
-        k(static_cast<const T*>(kt.raw_data())),
-        v(static_cast<const T*>(vt.raw_data())),
+        q(qt),
+        k(kt),
+        v(vt),
         causal(is_causal),
         scale(static_cast<T>(sc)),
         block_q(block_rows(L)),
@@ -102,12 +119,6 @@ struct Problem {
   // The first query that sees key j0 (top-left causal alignment: key j is seen by queries >= j).
   int64_t query_begin(int64_t j0) const { return causal ? j0 : 0; }
 
-  // Rows [r0, r0 + n) of batch b of a [B, per_batch, cols] operand.
-  static cpu::MatrixView<T> rows(const T* base, int64_t per_batch, int64_t b, int64_t r0, int64_t n,
-                                 int64_t cols) {
-    return {base + (b * per_batch + r0) * cols, n, cols, cols, 1};
-  }
-
   // Whether the forward may leave scores() unscaled and scale each row in its maximum's pass
   // (scale_and_max): the same products, so the same bits, one pass over the scores fewer. Not
   // with a mask, which applies to scaled scores, nor with a scale that would not keep a causal
@@ -122,7 +133,7 @@ struct Problem {
   void scores(MapMat<T>& s, int64_t b, int64_t i0, int64_t j0, bool scaled = true) const {
     constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
     const int64_t bq = s.rows(), bk = s.cols();
-    cpu::gemm_into<T>(s.data(), bk, rows(q, L, b, i0, bq, E), rows(k, S, b, j0, bk, E).transposed(), false);
+    cpu::gemm_into<T>(s.data(), bk, q.block(b, i0, bq, E), k.block(b, j0, bk, E).transposed(), false);
     if (scaled) s *= scale;
     if (keep || add) {
       for (int64_t r = 0; r < bq; ++r) {
@@ -243,7 +254,10 @@ float exp_shifted_sum<float>(float* row, int64_t n, float m) {
 constexpr int64_t kForwardOneKeyBlockUpTo = 256;
 
 template <class T>
-void forward(T* out, T* lse, const Problem<T>& p) {
+void forward(const Tensor& out_t, T* lse, const Problem<T>& p) {
+  // out [B, L, Ev] at its strides (unit in Ev).
+  T* const out = static_cast<T*>(out_t.raw_data());
+  const int64_t out_batch = out_t.stride(0), out_row = out_t.stride(1);
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
   const int64_t qblocks = blocks(p.L, p.block_q);
   const int64_t block_k = p.S <= kForwardOneKeyBlockUpTo ? std::max<int64_t>(p.S, 1) : p.block_k;
@@ -278,9 +292,10 @@ void forward(T* out, T* lse, const Problem<T>& p) {
           }
           mbuf[r] = m;
         }
-        cpu::gemm_into<T>(acc.data(), p.Ev, view(s), p.rows(p.v, p.S, b, j0, s.cols(), p.Ev), true);
+        cpu::gemm_into<T>(acc.data(), p.Ev, view(s), p.v.block(b, j0, s.cols(), p.Ev), true);
       }
-      MapMat<T> o(out + (b * p.L + i0) * p.Ev, bq, p.Ev);
+      Eigen::Map<Mat<T>, 0, Eigen::OuterStride<>> o(out + b * out_batch + i0 * out_row, bq, p.Ev,
+                                                    Eigen::OuterStride<>(out_row));
       for (int64_t r = 0; r < bq; ++r) {
         if (!(lbuf[r] == 0)) {  // (NaN included)
           o.row(r) = acc.row(r) / lbuf[r];
@@ -299,11 +314,15 @@ void forward(T* out, T* lse, const Problem<T>& p) {
 template <class T>
 struct Backward {
   const Problem<T>& p;
-  const T *dout, *lse;
+  Rows<T> dout;
+  const T* lse;
   std::vector<T> D;  // D[b * L + i] = dO_i . O_i (= sum_j P_ij dP_ij)
 
-  Backward(const Problem<T>& pr, const T* grad_out, const T* out, const T* lse_in)
-      : p(pr), dout(grad_out), lse(lse_in), D(static_cast<size_t>(pr.B * pr.L)) {
+  // grad_out and out contiguous.
+  Backward(const Problem<T>& pr, const Tensor& grad_out_t, const Tensor& out_t, const T* lse_in)
+      : p(pr), dout(grad_out_t), lse(lse_in), D(static_cast<size_t>(pr.B * pr.L)) {
+    const T *grad_out = static_cast<const T*>(grad_out_t.raw_data()),
+            *out = static_cast<const T*>(out_t.raw_data());
     const int64_t Ev = p.Ev;
     parallel_for(p.B * p.L, grain_for(Ev), [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r) {
@@ -325,8 +344,8 @@ struct Backward {
       else
         P.row(r) = (P.row(r).array() - l).exp().matrix();
     }
-    cpu::gemm_into<T>(dS.data(), bk, p.rows(dout, p.L, b, i0, bq, p.Ev),
-                      p.rows(p.v, p.S, b, j0, bk, p.Ev).transposed(), false);
+    cpu::gemm_into<T>(dS.data(), bk, dout.block(b, i0, bq, p.Ev), p.v.block(b, j0, bk, p.Ev).transposed(),
+                      false);
     for (int64_t r = 0; r < bq; ++r)
       dS.row(r) = (P.row(r).array() * (dS.row(r).array() - D[b * p.L + i0 + r])).matrix();
   }
@@ -362,14 +381,13 @@ void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
         MapMat<T> gk(dk + (b * p.S + j0) * p.E, bk, p.E), gv(dv + (b * p.S + j0) * p.Ev, bk, p.Ev);
         gk.setZero();
         gv.setZero();
-        const cpu::MatrixView<T> keys = p.rows(p.k, p.S, b, j0, bk, p.E);
+        const cpu::MatrixView<T> keys = p.k.block(b, j0, bk, p.E);
         for (int64_t i0 = p.query_begin(j0); i0 < p.L; i0 += p.block_q) {
           const int64_t bq = std::min(p.block_q, p.L - i0);
           MapMat<T> P(pbuf.data(), bq, bk), dS(dsbuf.data(), bq, bk);
           bw.block(P, dS, b, i0, j0);
-          cpu::gemm_into<T>(gv.data(), p.Ev, view(P).transposed(), p.rows(bw.dout, p.L, b, i0, bq, p.Ev),
-                            true);
-          cpu::gemm_into<T>(gk.data(), p.E, view(dS).transposed(), p.rows(p.q, p.L, b, i0, bq, p.E), true);
+          cpu::gemm_into<T>(gv.data(), p.Ev, view(P).transposed(), bw.dout.block(b, i0, bq, p.Ev), true);
+          cpu::gemm_into<T>(gk.data(), p.E, view(dS).transposed(), p.q.block(b, i0, bq, p.E), true);
           cpu::gemm_into<T>(gq_base + (b * p.L + i0) * p.E, p.E, view(dS), keys, true);
         }
         gk *= p.scale;
@@ -396,7 +414,7 @@ void CpuBackend::attention(const Tensor& out, const Tensor& lse, const Tensor& q
   EMBER_DISPATCH_FLOATING(q.dtype(), "scaled_dot_product_attention", [&] {
     using T = scalar_t;
     const Problem<T> p(q, k, v, mask, is_causal, scale);
-    forward<T>(static_cast<T*>(out.raw_data()), static_cast<T*>(lse.raw_data()), p);
+    forward<T>(out, static_cast<T*>(lse.raw_data()), p);
   });
 }
 
@@ -408,8 +426,7 @@ void CpuBackend::attention_backward(const Tensor& grad_q, const Tensor& grad_k, 
   EMBER_DISPATCH_FLOATING(q.dtype(), "scaled_dot_product_attention_backward", [&] {
     using T = scalar_t;
     const Problem<T> p(q, k, v, mask, is_causal, scale);
-    const Backward<T> bw(p, static_cast<const T*>(grad_out.raw_data()), static_cast<const T*>(out.raw_data()),
-                         static_cast<const T*>(lse.raw_data()));
+    const Backward<T> bw(p, grad_out, out, static_cast<const T*>(lse.raw_data()));
     backward<T>(static_cast<T*>(grad_q.raw_data()), static_cast<T*>(grad_k.raw_data()),
                 static_cast<T*>(grad_v.raw_data()), bw);
   });

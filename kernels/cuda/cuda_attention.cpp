@@ -23,9 +23,17 @@ void CudaBackend::attention(const Tensor& out, const Tensor& lse, const Tensor& 
   if (B * L == 0) return;
   CudaDeviceGuard guard(q.device().index);
   Tensor scores = detail::make_empty({B, L, S}, q.dtype(), q.device(), "scaled_dot_product_attention");
-  matmul(scores, q, transposed(k), Tensor());
+  matmul(scores, q, transposed(k), Tensor());  // (matmul reads strided operands in place)
   cuda_detail::attention_softmax(scores, lse, mask, is_causal, scale);
-  matmul(out, scores, v, Tensor());
+  if (out.is_contiguous()) {
+    matmul(out, scores, v, Tensor());
+    return;
+  }
+  // cuBLAS writes rows of one batch entry contiguous, not interleaved with the others'.
+  const Tensor dense =
+      detail::make_empty(out.shape(), out.dtype(), out.device(), "scaled_dot_product_attention");
+  matmul(dense, scores, v, Tensor());
+  copy(out, dense);
 }
 
 void CudaBackend::attention_backward(const Tensor& grad_q, const Tensor& grad_k, const Tensor& grad_v,

@@ -224,6 +224,51 @@ TEST(ScaledDotProductAttention, BroadcastAndStridedInputs) {
   EXPECT_LE(max_abs_diff(sdpa(qt, qt, qt), reference(qt, qt, qt, Tensor(), false)), 1e-12);
 }
 
+// Heads split from one sequence's [1, L, H * E] by a transpose are read where they are, and
+// the output comes in the same interleaved layout, so merging the heads back is a view; values
+// and gradients against the definition, in both dtypes.
+TEST(ScaledDotProductAttention, InterleavedHeadsAreReadInPlaceAndMergeBackAsAView) {
+  manual_seed(13);
+  const int64_t L = 70, H = 4, E = 8;
+  for (DType dtype : {kFloat64, kFloat32}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    const Tensor x0 = randn({1, L, H * E}, kFloat64);
+    const Tensor x = x0.to(dtype).clone().requires_grad_(), ref_x = x0.clone().requires_grad_();
+    auto heads = [&](const Tensor& t) { return t.reshape({1, L, H, E}).transpose(1, 2); };
+    const Tensor out = sdpa(heads(x), heads(x * 0.5), heads(x));
+    EXPECT_EQ(out.stride(1), E);  // head h's rows start E apart and are H * E long
+    EXPECT_EQ(out.stride(2), H * E);
+    const Tensor merged = out.transpose(1, 2).reshape({1, L, H * E});
+    EXPECT_TRUE(merged.is_contiguous());
+    const Tensor ref = reference(heads(ref_x), heads(ref_x * 0.5), heads(ref_x), Tensor(), false)
+                           .transpose(1, 2)
+                           .reshape({1, L, H * E});
+    const double tol = dtype == kFloat64 ? 1e-10 : 2e-4;
+    EXPECT_LE(max_abs_diff(merged, ref), tol);
+    const Tensor w = rand(ref.shape(), kFloat64);
+    (merged * w.to(dtype)).sum().backward();
+    (ref * w).sum().backward();
+    EXPECT_LE(max_abs_diff(x.grad(), ref_x.grad()), tol);
+  }
+}
+
+// The node saves those in-place views, not copies: writing to the projection they view after
+// the forward makes the backward raise, as for any saved tensor, instead of running on values
+// the forward never saw.
+TEST(ScaledDotProductAttention, WritingToTheViewedInputAfterTheForwardRaisesInTheBackward) {
+  const Tensor x = randn({1, 6, 8}).requires_grad_();
+  Tensor projected = x * 2.0;
+  const Tensor q = projected.reshape({1, 6, 2, 4}).transpose(1, 2);
+  const Tensor out = sdpa(q, q, q);
+  {
+    NoGradGuard no_grad;
+    projected.add_(1.0);
+  }
+  EXPECT_THROW_MSG(
+      out.sum().backward(), AutogradError,
+      "a tensor saved for the backward of scaled_dot_product_attention was modified by an in-place");
+}
+
 TEST(ScaledDotProductAttention, FullyMaskedRowsGiveZerosAndZeroGradients) {
   for (DType dtype : {kFloat32, kFloat64}) {
     manual_seed(4);

@@ -68,6 +68,17 @@ std::vector<OpSpec> attention_cases() {
       {f("query", {2, 4, 3, 2}, -2, 2), f("key", {2, 5, 3, 2}, -2, 2), f("value", {2, 3, 5, 4})}, [](Args a) {
         return scaled_dot_product_attention(a[0].transpose(1, 2), a[1].transpose(1, 2), a[2].narrow(3, 1, 2));
       }));
+  // One sequence's heads split from [1, L, H * E] as BERT splits them: the batch entries' rows
+  // interleave, read in place, and the output is written in that layout (on CUDA, through a
+  // dense copy); causal too, and a value head size other than the query's.
+  ops.push_back(
+      sdpa("sdpa_interleaved_heads",
+           {f("query", {1, 6, 12}, -2, 2), f("key", {1, 6, 12}, -2, 2), f("value", {1, 6, 9})}, [](Args a) {
+             auto heads = [](const Tensor& t) { return t.reshape({1, 6, 3, -1}).transpose(1, 2); };
+             return scaled_dot_product_attention(heads(a[0]), heads(a[1]), heads(a[2]), Tensor(), 0.0, true)
+                 .transpose(1, 2)
+                 .reshape({1, 6, 9});
+           }));
   // No keys: every row is fully masked, zeros.
   ops.push_back(sdpa("sdpa_no_keys", qkv({2}, 3, 0, 2, 2),
                      [](Args a) { return scaled_dot_product_attention(a[0], a[1], a[2]); }));
