@@ -18,6 +18,13 @@ namespace ember {
 /// (scaled by 1 / (1 - dropout_p)) from the default generator, whatever the module's mode, as
 /// PyTorch's function does.
 ///
+/// query, key and value are read where they are, not copied, when their last dim has unit
+/// stride and their batch dims merge (heads split by a transpose, keys broadcast across
+/// heads). Heads split from one sequence's [1, L, H * E] (transpose of [1, L, H, E]) give an
+/// output in that interleaved layout, so transpose(1, 2) and reshape back to [1, L, H * Ev] is
+/// a view. Those inputs are saved as they are: writing to them in place after the forward makes
+/// the backward raise AutogradError, as for any saved tensor.
+///
 /// A query row whose keys are all masked out (by attn_mask, or additive -inf everywhere)
 /// gives zeros in the output and zero gradients, as FlashAttention does, never NaN
 /// (PyTorch's math path gives NaN there).
