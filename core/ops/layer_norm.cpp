@@ -78,9 +78,15 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   int64_t cols = 1;
   for (int64_t n : normalized_shape) cols *= n;
   const int64_t rows = input.numel() / cols;
-  const Tensor x = input.contiguous().reshape({rows, cols});
-  const Tensor w = weight.defined() ? weight.contiguous().reshape({cols}) : Tensor();
-  const Tensor b = bias.defined() ? bias.contiguous().reshape({cols}) : Tensor();
+  // The operands as the backends take them, [rows, cols] and [cols], without a view where they
+  // are so already (a 2-D input; the affine parameters of a 1-D normalized_shape): each view
+  // costs its shape, strides and tensor object.
+  auto as = [](const Tensor& t, const Shape& shape) {
+    return !t.defined()                              ? Tensor()
+           : t.shape() == shape && t.is_contiguous() ? t
+                                                     : t.contiguous().reshape(shape);
+  };
+  const Tensor x = as(input, {rows, cols}), w = as(weight, {cols}), b = as(bias, {cols});
   Tensor out = detail::make_empty(x.shape(), x.dtype(), x.device());
   Tensor mean = detail::make_empty({rows}, kFloat64, x.device());
   Tensor rstd = detail::make_empty({rows}, kFloat64, x.device());
@@ -93,7 +99,7 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
     node->save(rstd);
     autograd::record(out, node, {&x, &w, &b});
   }
-  return out.reshape(input.shape());
+  return input.dim() == 2 ? out : out.reshape(input.shape());
 }
 
 }  // namespace ember

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "ember/core/autograd/node.h"
 #include "ember/core/autograd/view_history.h"
@@ -125,14 +126,14 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape, const char* op) {
   }
   // So that numel() of the view and its byte offsets cannot overflow later.
   checked_nbytes(out_shape, itemsize(t.dtype()), op);
-  return make_view(t, out_shape, strides, t.offset());
+  return make_view(t, std::move(out_shape), std::move(strides), t.offset());
 }
 
 }  // namespace detail
 
 Tensor view(const Tensor& t, const Shape& shape) {
   check_input("view", t);
-  const Shape s = detail::infer_shape(shape, t.numel(), "view");
+  Shape s = detail::infer_shape(shape, t.numel(), "view");
   // An empty tensor can take any shape with a 0 in it, but no shape whose strides (in
   // bytes) would overflow: [2^63 - 1, 0] of float32 is refused as zeros() refuses it.
   checked_nbytes(s, itemsize(t.dtype()), "view");
@@ -140,16 +141,17 @@ Tensor view(const Tensor& t, const Shape& shape) {
   if (!view_strides(t.shape(), t.strides(), s, strides))
     raise<ShapeError>("view: shape ", shape_str(s), " is incompatible with the strides of a ",
                       shape_str(t.shape()), " tensor; use reshape, which copies when needed");
-  return reshape_like_view(detail::make_view(t, s, strides, t.offset()), t, "view");
+  return reshape_like_view(detail::make_view(t, std::move(s), std::move(strides), t.offset()), t, "view");
 }
 
 Tensor reshape(const Tensor& t, const Shape& shape) {
   check_input("reshape", t);
-  const Shape s = detail::infer_shape(shape, t.numel(), "reshape");
+  Shape s = detail::infer_shape(shape, t.numel(), "reshape");
   checked_nbytes(s, itemsize(t.dtype()), "reshape");
   Shape strides;
   if (view_strides(t.shape(), t.strides(), s, strides))
-    return reshape_like_view(detail::make_view(t, s, strides, t.offset()), t, "reshape");
+    return reshape_like_view(detail::make_view(t, std::move(s), std::move(strides), t.offset()), t,
+                             "reshape");
   return view(clone(t), s);
 }
 
@@ -187,7 +189,7 @@ Tensor permute(const Tensor& t, const std::vector<int64_t>& dims) {
     strides[i] = t.stride(d);
   }
   return finish(
-      detail::make_view(t, shape, strides, t.offset()), t, "permute",
+      detail::make_view(t, std::move(shape), std::move(strides), t.offset()), t, "permute",
       [](LambdaNode& self, const Tensor& g) {
         std::vector<int64_t> inverse(self.ints.size());
         for (size_t i = 0; i < self.ints.size(); ++i) inverse[self.ints[i]] = static_cast<int64_t>(i);
@@ -230,7 +232,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   shape[d] = length;
   const int64_t offset = checked_add(t.offset(), checked_mul(start, t.stride(d), "narrow"), "narrow");
   return finish(
-      detail::make_view(t, shape, t.strides(), offset), t, "narrow",
+      detail::make_view(t, std::move(shape), t.strides(), offset), t, "narrow",
       [](LambdaNode& self, const Tensor& g) {
         Tensor full = zeros(self.shapes[0], TensorOptions(g.dtype()).device(g.device()));
         Tensor part = full.narrow(self.ints[0], self.ints[1], self.ints[2]);
@@ -255,7 +257,7 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   strides.erase(strides.begin() + d);
   const int64_t offset = checked_add(t.offset(), checked_mul(index, t.stride(d), "select"), "select");
   return finish(
-      detail::make_view(t, shape, strides, offset), t, "select",
+      detail::make_view(t, std::move(shape), std::move(strides), offset), t, "select",
       [](LambdaNode& self, const Tensor& g) {
         Tensor full = zeros(self.shapes[0], TensorOptions(g.dtype()).device(g.device()));
         Tensor part = full.select(self.ints[0], self.ints[1]);
@@ -276,7 +278,8 @@ Tensor squeeze(const Tensor& t) {
       shape.push_back(t.size(d));
       strides.push_back(t.stride(d));
     }
-  return reshape_like_view(detail::make_view(t, shape, strides, t.offset()), t, "squeeze");
+  return reshape_like_view(detail::make_view(t, std::move(shape), std::move(strides), t.offset()), t,
+                           "squeeze");
 }
 
 Tensor squeeze(const Tensor& t, int64_t dim) {
@@ -286,7 +289,8 @@ Tensor squeeze(const Tensor& t, int64_t dim) {
   Shape shape = t.shape(), strides = t.strides();
   shape.erase(shape.begin() + d);
   strides.erase(strides.begin() + d);
-  return reshape_like_view(detail::make_view(t, shape, strides, t.offset()), t, "squeeze");
+  return reshape_like_view(detail::make_view(t, std::move(shape), std::move(strides), t.offset()), t,
+                           "squeeze");
 }
 
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
@@ -296,7 +300,8 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
   const int64_t stride = d < t.dim() ? checked_mul(t.stride(d), t.size(d), "unsqueeze") : 1;
   shape.insert(shape.begin() + d, 1);
   strides.insert(strides.begin() + d, stride);
-  return reshape_like_view(detail::make_view(t, shape, strides, t.offset()), t, "unsqueeze");
+  return reshape_like_view(detail::make_view(t, std::move(shape), std::move(strides), t.offset()), t,
+                           "unsqueeze");
 }
 
 Tensor expand(const Tensor& t, const Shape& shape) {
