@@ -4,6 +4,7 @@
 #include <new>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "ember/core/autograd/node.h"
 #include "ember/core/autograd/view_history.h"
@@ -24,10 +25,11 @@
 namespace ember {
 
 namespace detail {
-Tensor make_empty(const Shape& shape, DType dtype, Device device, const char* op) {
+Tensor make_empty(Shape shape, DType dtype, Device device, const char* op) {
   const auto nbytes = static_cast<size_t>(checked_nbytes(shape, itemsize(dtype), op));
-  return TensorImplAccess::make(std::make_shared<Storage>(nbytes, device), shape, contiguous_strides(shape),
-                                0, dtype);
+  Shape strides = contiguous_strides(shape);
+  return TensorImplAccess::make(std::make_shared<Storage>(nbytes, device), std::move(shape),
+                                std::move(strides), 0, dtype);
 }
 
 Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset) {

@@ -261,8 +261,9 @@ namespace detail {
 /// A tensor that shares t's storage with a new geometry (no autograd record).
 EMBER_API Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset);
 /// A fresh uninitialised tensor (no autograd record). ValueError naming op for a negative
-/// size or a byte count that overflows (see checked_nbytes).
-EMBER_API Tensor make_empty(const Shape& shape, DType dtype, Device device, const char* op = "empty");
+/// size or a byte count that overflows (see checked_nbytes). (shape by value: a temporary is
+/// moved in, not copied.)
+EMBER_API Tensor make_empty(Shape shape, DType dtype, Device device, const char* op = "empty");
 }  // namespace detail
 
 }  // namespace ember

@@ -5,6 +5,7 @@
 
 #include "ember/core/autograd/node.h"
 #include "ember/core/backend.h"
+#include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/check.h"
 #include "ember/core/ops/reduce.h"
@@ -118,8 +119,10 @@ Tensor linear_from(const Tensor& input, const Tensor& weight, const Tensor& bias
     raise<ShapeError>("shape mismatch in linear: bias ", shape_str(bias.shape()), " does not match weight ",
                       shape_str(weight.shape()));
   const int64_t in = weight.size(1), outf = weight.size(0);
-  const int64_t rows = numel_of(Shape(input.shape().begin(), input.shape().end() - 1));
-  Tensor x = input.reshape({rows, in});
+  // A 2-D input is the backends' [rows, in] already: no view of it (nor of the result).
+  int64_t rows = 1;  // the leading dims' product (they may be anything when in is 0)
+  for (int64_t d = 0; d + 1 < input.dim(); ++d) rows = checked_mul(rows, input.size(d), "linear");
+  Tensor x = input.dim() == 2 ? input : input.reshape({rows, in});
   Tensor out = detail::make_empty({x.size(0), outf}, input.dtype(), input.device());
   if (out.numel() && packed.defined())
     backend_for(input.device()).linear_packed(out, x, packed, bias);
@@ -131,6 +134,7 @@ Tensor linear_from(const Tensor& input, const Tensor& weight, const Tensor& bias
     node->save(weight);
     autograd::record(out, node, {&x, &weight, &bias});
   }
+  if (input.dim() == 2) return out;
   Shape out_shape(input.shape().begin(), input.shape().end() - 1);
   out_shape.push_back(outf);
   return out.reshape(out_shape);

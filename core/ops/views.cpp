@@ -296,8 +296,13 @@ Tensor squeeze(const Tensor& t, int64_t dim) {
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
   check_input("unsqueeze", t);
   const int d = normalize_dim(dim, t.dim() + 1, "unsqueeze");
-  Shape shape = t.shape(), strides = t.strides();
   const int64_t stride = d < t.dim() ? checked_mul(t.stride(d), t.size(d), "unsqueeze") : 1;
+  // Built at their final capacity: a copy grown by insert() would allocate twice.
+  Shape shape, strides;
+  shape.reserve(static_cast<size_t>(t.dim()) + 1);
+  strides.reserve(static_cast<size_t>(t.dim()) + 1);
+  shape.insert(shape.end(), t.shape().begin(), t.shape().end());
+  strides.insert(strides.end(), t.strides().begin(), t.strides().end());
   shape.insert(shape.begin() + d, 1);
   strides.insert(strides.begin() + d, stride);
   return reshape_like_view(detail::make_view(t, std::move(shape), std::move(strides), t.offset()), t,

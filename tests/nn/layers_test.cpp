@@ -92,6 +92,11 @@ TEST(LinearLayer, ForwardAgainstHandNumbers) {
   EXPECT_EQ(no_bias.parameters().size(), 1u);
   set_values(no_bias.weight, {2, -1});
   EXPECT_TRUE(values_near(no_bias(tensor({3, 4}, kFloat32)), {2}, {1}));  // 1-D input
+  // A 3-D input with the features empty: its [2, 3] rows each get the bias alone.
+  nn::Linear from_nothing(0, 2);
+  set_values(from_nothing.bias, {1.5, -2});
+  EXPECT_TRUE(values_near(from_nothing(zeros({2, 3, 0})),
+                          {1.5, -2, 1.5, -2, 1.5, -2, 1.5, -2, 1.5, -2, 1.5, -2}, {2, 3, 2}));
   // Empty layers can be built (PyTorch allows them): there is nothing to draw.
   EXPECT_EQ(nn::Linear(0, 2).weight.shape(), (Shape{2, 0}));
   EXPECT_EQ(nn::Linear(3, 0).bias.shape(), (Shape{0}));
