@@ -3,6 +3,9 @@
 // that they receive no gradient while the forward values stay the table's own.
 #include "ember/core/ops/embedding.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/check.h"
@@ -22,6 +25,22 @@ std::optional<int64_t> normalize_padding_idx(const char* op, std::optional<int64
   return p < 0 ? p + num : p;
 }
 
+namespace {
+
+// The smallest and the largest index. On the CPU the indices are read where they are: the two
+// reductions, each a tensor and an item(), took about 1 us for BERT's 48 token ids, as long as
+// the gather itself. On a device, two reductions, so that only two numbers come back.
+std::pair<int64_t, int64_t> index_range(const Tensor& flat) {
+  if (!flat.device().is_cpu()) return {min(flat).item<int64_t>(), max(flat).item<int64_t>()};
+  const Tensor dense = flat.contiguous();
+  const int64_t* at = dense.data_ptr<int64_t>();
+  int64_t lo = at[0], hi = at[0];
+  for (int64_t i = 1; i < dense.numel(); ++i) lo = std::min(lo, at[i]), hi = std::max(hi, at[i]);
+  return {lo, hi};
+}
+
+}  // namespace
+
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
   const char* op = "embedding";
   check_defined(op, {{"indices", indices}, {"weight", weight}});
@@ -34,9 +53,9 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   const int64_t num = weight.size(0);
   padding_idx = normalize_padding_idx(op, padding_idx, num);
   const Tensor flat = reshape(indices, {indices.numel()});
-  // The range check here (rather than index_select's) names this op; one reduction each way.
+  // The range check here (rather than index_select's) names this op and the table.
   if (flat.numel() > 0) {
-    const auto lo = min(flat).item<int64_t>(), hi = max(flat).item<int64_t>();
+    const auto [lo, hi] = index_range(flat);
     if (lo < 0 || hi >= num)
       // Named after the table when a module registered it ("position_embeddings.weight").
       raise<IndexError>(op, ": index ", lo < 0 ? lo : hi, " is out of range for ", num, " embeddings",

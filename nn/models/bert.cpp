@@ -124,19 +124,24 @@ Tensor BertEmbeddings::forward(const Tensor& input_ids, const Tensor& token_type
     raise<ShapeError>("BertEmbeddings: input_ids has ", length,
                       " positions, more than max_position_embeddings (", position_embeddings->num_embeddings,
                       ")");
-  const Tensor types =
-      token_type_ids.defined()
-          ? token_type_ids
-          : zeros(input_ids.shape(), TensorOptions().dtype(kInt64).device(input_ids.device()));
-  return forward(input_ids, types,
-                 arange(double(length), TensorOptions().dtype(kInt64).device(input_ids.device())));
+  // Positions 0 .. L - 1 are the table's first L rows: a view, broadcast over the batch, where
+  // transformers gathers them (an arange, a gather and a copy; the values are the same).
+  return embed(input_ids, token_type_ids, narrow(position_embeddings->weight, 0, 0, length));
 }
 
 Tensor BertEmbeddings::forward(const Tensor& input_ids, const Tensor& token_type_ids,
                                const Tensor& position_ids) {
-  // In transformers' order: (words + types) + positions.
-  Tensor x = (*word_embeddings)(input_ids) + (*token_type_embeddings)(token_type_ids);
-  x = x + (*position_embeddings)(position_ids);
+  return embed(input_ids, token_type_ids, (*position_embeddings)(position_ids));
+}
+
+Tensor BertEmbeddings::embed(const Tensor& input_ids, const Tensor& token_type_ids,
+                             const Tensor& position_rows) {
+  // Absent token types are all type 0: its row, broadcast (no zeros to make and gather). In
+  // transformers' order: (words + types) + positions, so the sums are the same.
+  const Tensor types = token_type_ids.defined() ? (*token_type_embeddings)(token_type_ids)
+                                                : token_type_embeddings->weight.select(0, 0);
+  Tensor x = (*word_embeddings)(input_ids) + types;
+  x = x + position_rows;
   return (*dropout)((*layer_norm)(x));
 }
 
@@ -286,8 +291,7 @@ BertModelOutput Bert::forward_packed(const Tensor& input_ids, const Tensor& atte
   const Device d = input_ids.device();
   const Tensor rows = from_vector(p.rows, {n}).to(d);
   auto gather = [&](const Tensor& t) { return index_select(t.reshape({B * L}), 0, rows); };
-  const Tensor types =
-      token_type_ids.defined() ? gather(token_type_ids) : zeros({n}, TensorOptions().dtype(kInt64).device(d));
+  const Tensor types = token_type_ids.defined() ? gather(token_type_ids) : Tensor();
   const Tensor packed =
       (*encoder)((*embeddings)(gather(input_ids), types, from_vector(p.positions, {n}).to(d)), p.packed);
   // Back to [B, L, H]: padded positions read a zero row appended after the N real ones.

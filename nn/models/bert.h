@@ -38,13 +38,17 @@ class EMBER_API BertEmbeddings : public ForwardingModule<BertEmbeddings> {
   /// input_ids and token_type_ids (undefined: zeros) [B, L] -> [B, L, hidden_size].
   Tensor forward(const Tensor& input_ids, const Tensor& token_type_ids);
   Tensor forward(const Tensor& input_ids) override { return forward(input_ids, Tensor()); }
-  /// Tokens at explicit positions: input_ids, token_type_ids and position_ids of one shape
-  /// (the packed path's [N]) -> [..., hidden_size].
+  /// Tokens at explicit positions: input_ids, token_type_ids (undefined: zeros) and
+  /// position_ids of one shape (the packed path's [N]) -> [..., hidden_size].
   Tensor forward(const Tensor& input_ids, const Tensor& token_type_ids, const Tensor& position_ids);
 
   std::shared_ptr<Embedding> word_embeddings, position_embeddings, token_type_embeddings;
   std::shared_ptr<nn::LayerNorm> layer_norm;  // registered as "LayerNorm"
   std::shared_ptr<Dropout> dropout;
+
+ private:
+  // words + type rows + position rows (broadcast), LayerNorm, dropout.
+  Tensor embed(const Tensor& input_ids, const Tensor& token_type_ids, const Tensor& position_rows);
 };
 
 /// The heads' query, key and value projections and scaled dot-product attention.

@@ -247,6 +247,43 @@ TEST(Bert, ForwardShapesDefaultsAndArgumentErrors) {
   EXPECT_THROW(model(zeros({2, 5, 1}, TensorOptions().dtype(kInt64)), Tensor()), ShapeError);
 }
 
+// Default positions are a view of the position table's first rows and absent token types its
+// type-0 row, broadcast; explicit ids gather the same rows. The sums run in the same order (the
+// same bits), and the tables' gradients are the same sums of the output's gradient.
+TEST(Bert, DefaultPositionsAndTypesReadTheTablesAsGathersWould) {
+  manual_seed(5);
+  Bert model(tiny());
+  model.eval();
+  auto& e = *model.embeddings;
+  const Tensor ids = ids_of({{2, 7, 8, 3, 0}, {2, 9, 3, 0, 0}});
+  const Tensor types = zeros({2, 5}, TensorOptions().dtype(kInt64));
+  const Tensor positions =
+      arange(5.0, TensorOptions().dtype(kInt64)).unsqueeze(0).expand({2, 5}).contiguous();
+  const Tensor weights = randn({2, 5, 32});
+  auto grads = [&](const Tensor& out) {
+    model.zero_grad();
+    sum(out * weights).backward();
+    return std::pair{e.position_embeddings->weight.grad().clone(),
+                     e.token_type_embeddings->weight.grad().clone()};
+  };
+  const Tensor by_views = e(ids, Tensor()), by_gathers = e(ids, types, positions);
+  EXPECT_TRUE(equal(by_views, by_gathers));
+  const auto [pos_v, type_v] = grads(by_views);
+  const auto [pos_g, type_g] = grads(by_gathers);
+  // Float sums of ten rows in another order: within a few units of float's last place.
+  auto relative = [](const Tensor& a, const Tensor& b) {
+    return max(abs(a - b)).item<double>() / max(abs(b)).item<double>();
+  };
+  EXPECT_LT(relative(pos_v, pos_g), 1e-6);
+  EXPECT_LT(relative(type_v, type_g), 1e-6);
+  // Rows past the sequence and the unused type get nothing; the used ones something.
+  EXPECT_EQ(pos_v.narrow(0, 5, 27).abs().max().item<double>(), 0.0);
+  EXPECT_EQ(type_v.select(0, 1).abs().max().item<double>(), 0.0);
+  EXPECT_GT(type_v.select(0, 0).abs().max().item<double>(), 0.1);
+  // Undefined types at explicit positions (the packed path's call) read type 0 as well.
+  EXPECT_TRUE(equal(e(ids, Tensor(), positions), by_gathers));
+}
+
 TEST(Bert, DropoutOnlyWhileTraining) {
   BertConfig c = tiny();
   c.hidden_dropout_prob = 0.5, c.attention_probs_dropout_prob = 0.5;
