@@ -99,7 +99,9 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
     node->save(rstd);
     autograd::record(out, node, {&x, &w, &b});
   }
-  return input.dim() == 2 ? out : out.reshape(input.shape());
+  // out is [rows, cols]: the input's shape only for a 2-D input normalized over its last dim
+  // (over both, a [2, 2] input's out is [1, 4]).
+  return x.shape() == input.shape() ? out : out.reshape(input.shape());
 }
 
 }  // namespace ember

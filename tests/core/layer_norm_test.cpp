@@ -60,6 +60,9 @@ TEST(LayerNorm, WeightBiasAndTwoDimensionalShape) {
   const double p = 0.5 / std::sqrt(0.25 + eps);
   EXPECT_TRUE(
       values_near(layer_norm(x, {2}, Tensor(), Tensor(), eps), {-p, p, -p, p, 0, 0, 0, 0}, {2, 2, 2}));
+  // A 2-D input over both its dims: one row of four, given back in the input's shape.
+  EXPECT_TRUE(values_near(layer_norm(x.select(0, 0), {2, 2}, w, b, eps),
+                          {-1.5 * s0, -0.5 * s0 * 2 + 1, -0.5 * s0, 1.5 * s0 * 0.5 - 1}, {2, 2}));
 }
 
 TEST(LayerNorm, LargeOffsetRowsKeepTheirDeviations) {
