@@ -96,7 +96,8 @@ class EMBER_API Backend {
   /// cuBLAS reads W in place; on the CPU, dtypes and builds without Ember's sgemm).
   virtual Tensor pack_linear_weight(const Tensor& weight);
   /// out [R, out] = x [R, in] W^T (+ bias [out]) from packed = pack_linear_weight(W), with the
-  /// bits of matmul(out, x, W^T, bias). out contiguous; x any 2-D strides.
+  /// bits of matmul(out, x, W^T, bias). out contiguous; x any 2-D strides, or x and out both
+  /// contiguous with more dims, read as [numel / last dim, last dim] (no views to make).
   virtual void linear_packed(const Tensor& out, const Tensor& x, const Tensor& packed, const Tensor& bias);
 
   // ---- softmax and losses (contiguous [N, C] inputs, class dim last) ----

@@ -22,12 +22,17 @@ Tensor CpuBackend::pack_linear_weight(const Tensor& weight) {
 
 void CpuBackend::linear_packed(const Tensor& out, const Tensor& x_in, const Tensor& packed,
                                const Tensor& bias) {
-  const int64_t M = out.size(0), N = out.size(1), K = x_in.size(1);
+  // Tensors of more than two dims come contiguous (the contract): rows of their last dim.
+  const int64_t N = out.size(-1), K = x_in.size(-1),
+                M = out.dim() == 2 ? out.size(0)
+                    : N            ? out.numel() / N
+                                   : 0;
   if (packed.numel() != cpu::sgemm_packed_floats(K, N))
     raise<ValueError>("linear_packed: the packed weight holds ", packed.numel(), " floats, not the ",
                       cpu::sgemm_packed_floats(K, N), " of a [", N, ", ", K, "] weight");
   Tensor x = x_in;
-  MatrixLayout lx = describe_matrix(M, K, x.stride(0), x.stride(1));
+  MatrixLayout lx =
+      x.dim() == 2 ? describe_matrix(M, K, x.stride(0), x.stride(1)) : describe_matrix(M, K, K, 1);
   if (!lx.ok) lx = describe_matrix(M, K, (x = contiguous(x_in)).stride(0), x.stride(1));
   const int64_t x_rs = lx.row_major ? lx.ld : 1, x_cs = lx.row_major ? 1 : lx.ld;
   const float* px = x.data_ptr<float>();

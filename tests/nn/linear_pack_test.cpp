@@ -61,6 +61,39 @@ TEST(LinearWeightPack, GivesTheBitsOfTheUnpackedProductAtEveryShapeAndThreadCoun
   expect_same_bits(linear(xt, w, Tensor(), pack_linear_weight(w)), linear(xt, w), "transposed input");
 }
 
+// Without autograd a contiguous input of more than two dims is read in place (no [rows, in]
+// view) and its result made in its final shape; others still go through views. Each way gives
+// the 2-D product's bits, with no features (the bias in every row) and with no rows too.
+TEST(LinearWeightPack, ReadsAContiguousInputOfAnyRankInPlaceAndOthersThroughViews) {
+  manual_seed(2);
+  const Tensor w = randn({45, 37}), b = randn({45});
+  const LinearWeightPack pack = pack_linear_weight(w);
+  const Tensor x4 = randn({2, 3, 4, 37});
+  const Tensor y4 = linear(x4, w, b, pack);
+  EXPECT_EQ(y4.shape(), (Shape{2, 3, 4, 45}));
+  EXPECT_TRUE(y4.is_contiguous());
+  expect_same_bits(y4.reshape({24, 45}), linear(x4.reshape({24, 37}), w, b), "4-D input");
+  const Tensor strided = randn({5, 2, 37}).transpose(0, 1);  // [2, 5, 37], not contiguous
+  ASSERT_FALSE(strided.is_contiguous());
+  expect_same_bits(linear(strided, w, b, pack), linear(strided.contiguous(), w, b), "strided 3-D input");
+  const Tensor none = linear(randn({0, 3, 37}), w, b, pack);
+  EXPECT_EQ(none.shape(), (Shape{0, 3, 45}));
+  const Tensor w0 = randn({4, 0}), b0 = from_vector<float>({1.5f, -2.0f, 0.25f, 3.0f}, {4});
+  const Tensor no_features = linear(randn({2, 3, 0}), w0, b0, pack_linear_weight(w0));
+  ASSERT_EQ(no_features.shape(), (Shape{2, 3, 4}));
+  for (int64_t r = 0; r < 6; ++r)
+    EXPECT_EQ(no_features.reshape({6, 4}).select(0, r).to_vector<float>(),
+              (std::vector<float>{1.5f, -2.0f, 0.25f, 3.0f}))
+        << "row " << r;
+  // Recorded by autograd: the view path, the same values and the unpacked gradient.
+  const Tensor xg = randn({2, 5, 37}).requires_grad_(), xu = xg.detach().requires_grad_();
+  const Tensor yg = linear(xg, w, b, pack), yu = linear(xu, w, b);
+  expect_same_bits(yg, yu, "3-D input that requires grad");
+  yg.sum().backward();
+  yu.sum().backward();
+  expect_same_bits(xg.grad(), xu.grad(), "its gradient");
+}
+
 // A write through data_ptr bumps no version, so the pack still holds the old weight: the
 // packed product shows it (which proves the pack is what is read), and an in-place op since
 // makes the pack stale, so the product is the unpacked one again.
