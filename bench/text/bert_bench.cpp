@@ -1,13 +1,16 @@
 // ember_bench_text: the BERT text classifier's training step and batch-1 inference
 // (examples/text_classifier's default model: hidden 128, 2 layers, 4 heads, intermediate 512,
 // GELU, dropout 0.1; a Linear(128, 2) head on the [CLS] state; cross-entropy, AdamW lr 5e-4,
-// gradient clipping at 1.0), on CPU at 1 and 2 threads. Rows:
-//   bert_train_step/cpu/32/threads:<n>         Ember's way: padding skipped (Bert::set_skip_padding)
-//   bert_train_step_padded/cpu/32/threads:<n>  the same step computing the padding, as transformers
-//   bert_infer/cpu/1/<L>/threads:<n>           one review of true length L (128, 48: the corpus's
-//                                              median), eval mode, no autograd, the linears'
-//                                              weights packed once (nn::pack_linear_weights)
-//   bert_infer_unpacked/cpu/1/<L>/threads:<n>  the same without packing (sgemm packs at each call)
+// gradient clipping at 1.0), on CPU at 1 and 2 threads, and on cuda:0 (one host thread) when
+// a GPU is usable. Rows (<dev> cpu or cuda:0):
+//   bert_train_step/<dev>/32/threads:<n>         Ember's way: padding skipped (Bert::set_skip_padding)
+//   bert_train_step_padded/<dev>/32/threads:<n>  the same step computing the padding, as transformers
+//   bert_infer/<dev>/1/<L>/threads:<n>           one review of true length L (128, 48: the corpus's
+//                                                median), eval mode, no autograd, the linears'
+//                                                weights packed once (nn::pack_linear_weights;
+//                                                CUDA has no packed form, so there it is a no-op)
+//   bert_infer_unpacked/cpu/1/<L>/threads:<n>    the same without packing (sgemm packs at each call)
+// The GPU rows' PyTorch eager twin is bench/bert_twin.py (tests/gpu/run.sh runs both).
 // The steps cycle through the first 16 batches of the example's training loader (review_batches.h);
 // items_per_second counts examples, real_gflops the step's real FLOPs (bert_step_flops) per second.
 // With EMBER_BENCH_TEXT_BATCHES=<file> it writes those batches there first, for the LibTorch
@@ -68,10 +71,10 @@ struct Inputs {
   double flops;
 };
 
-Inputs to_tensors(const bench::ReviewBatch& b, const BertConfig& c) {
+Inputs to_tensors(const bench::ReviewBatch& b, const BertConfig& c, Device d) {
   const Shape s{b.batch, b.length};
-  return {from_vector(b.input_ids, s), from_vector(b.attention_mask, s), from_vector(b.token_type_ids, s),
-          from_vector(b.labels, {b.batch}),
+  return {from_vector(b.input_ids, s).to(d), from_vector(b.attention_mask, s).to(d),
+          from_vector(b.token_type_ids, s).to(d), from_vector(b.labels, {b.batch}).to(d),
           bench::bert_step_flops(bench::sequence_lengths(b), c.hidden_size, c.num_hidden_layers,
                                  c.intermediate_size)};
 }
@@ -93,21 +96,22 @@ struct Classifier : nn::Module {
   Tensor forward(const Tensor&) override { raise<NotImplementedError>("Classifier: call logits"); }
 };
 
-void BM_TrainStep(benchmark::State& state, bool skip_padding, int threads) {
+void BM_TrainStep(benchmark::State& state, Device d, bool skip_padding, int threads) {
   manual_seed(0);
   const bench::ReviewBatches& data = corpus();
   const BertConfig config = bench_config(data.vocab_size);
   auto model = std::make_shared<Classifier>(config);
+  model->to(d);
   model->bert->set_skip_padding(skip_padding);
   model->train();
   nn::AdamWOptions o;
   o.lr = 5e-4;
   nn::AdamW opt(model->parameters(), o);
   std::vector<Inputs> inputs;
-  for (const auto& b : data.batches) inputs.push_back(to_tensors(b, config));
+  for (const auto& b : data.batches) inputs.push_back(to_tensors(b, config, d));
   size_t next = 0;
   double flops = 0;
-  const double s = bench::timed_loop(state, Device::cpu(), threads, [&] {
+  const double s = bench::timed_loop(state, d, threads, [&] {
     const Inputs& in = inputs[next++ % inputs.size()];
     flops += in.flops;
     opt.zero_grad();
@@ -121,11 +125,12 @@ void BM_TrainStep(benchmark::State& state, bool skip_padding, int threads) {
 }
 
 // One review of true length `length`: the first training review at least that long, cut.
-void BM_Infer(benchmark::State& state, int64_t length, int threads, bool packed) {
+void BM_Infer(benchmark::State& state, Device d, int64_t length, int threads, bool packed) {
   manual_seed(0);
   const bench::ReviewBatches& data = corpus();
   const BertConfig config = bench_config(data.vocab_size);
   auto bert = std::make_shared<Bert>(config);
+  bert->to(d);
   bert->eval();
   if (packed) nn::pack_linear_weights(*bert);
   std::vector<int64_t> ids;
@@ -136,9 +141,9 @@ void BM_Infer(benchmark::State& state, int64_t length, int threads, bool packed)
       const auto* row = b.input_ids.data() + i * b.length;
       ids.assign(row, row + length);
     }
-  const Tensor x = from_vector(ids, {1, length});
+  const Tensor x = from_vector(ids, {1, length}).to(d);
   NoGradGuard no_grad;
-  const double s = bench::timed_loop(state, Device::cpu(), threads, [&] {
+  const double s = bench::timed_loop(state, d, threads, [&] {
     benchmark::DoNotOptimize(bert->forward(x, Tensor(), Tensor()).last_hidden_state);
   });
   bench::report_rate(state, "items_per_second", 1.0, s);
@@ -147,19 +152,37 @@ void BM_Infer(benchmark::State& state, int64_t length, int threads, bool packed)
 const bool registered = [] {
   // The twin's batches exist as soon as the binary starts, whatever rows a filter picks.
   if (std::getenv("EMBER_BENCH_TEXT_BATCHES")) corpus();
-  bench::register_text_rows([](const std::string& name, int64_t length, int threads) {
+  const Device cpu = Device::cpu();
+  bench::register_text_rows([&](const std::string& name, int64_t length, int threads) {
+    const std::string rest = name.substr(name.find('/'));
     if (length == 0) {
       // Beside Ember's step, the same step computing the padding, as transformers does.
-      const std::string padded = "bert_train_step_padded" + name.substr(name.find('/'));
-      benchmark::RegisterBenchmark(padded.c_str(), BM_TrainStep, false, threads)
+      benchmark::RegisterBenchmark(("bert_train_step_padded" + rest).c_str(), BM_TrainStep, cpu, false,
+                                   threads)
           ->Unit(benchmark::kMillisecond);
-      return benchmark::RegisterBenchmark(name.c_str(), BM_TrainStep, true, threads);
+      return benchmark::RegisterBenchmark(name.c_str(), BM_TrainStep, cpu, true, threads);
     }
-    const std::string unpacked = "bert_infer_unpacked" + name.substr(name.find('/'));
-    benchmark::RegisterBenchmark(unpacked.c_str(), BM_Infer, length, threads, false)
+    benchmark::RegisterBenchmark(("bert_infer_unpacked" + rest).c_str(), BM_Infer, cpu, length, threads,
+                                 false)
         ->Unit(benchmark::kMicrosecond);
-    return benchmark::RegisterBenchmark(name.c_str(), BM_Infer, length, threads, true);
+    return benchmark::RegisterBenchmark(name.c_str(), BM_Infer, cpu, length, threads, true);
   });
+  // The GPU's rows (bench/bert_twin.py times PyTorch eager on the same batches).
+  for (Device d : bench::devices()) {
+    if (d.is_cpu()) continue;
+    for (int threads : bench::thread_counts(d)) {
+      const std::string t = bench::threads_suffix(threads), dev = "/" + d.str();
+      for (bool skip : {true, false})
+        benchmark::RegisterBenchmark(
+            ((skip ? "bert_train_step" : "bert_train_step_padded") + dev + "/32" + t).c_str(), BM_TrainStep,
+            d, skip, threads)
+            ->Unit(benchmark::kMillisecond);
+      for (int64_t length : {128, 48})
+        benchmark::RegisterBenchmark(("bert_infer" + dev + "/1/" + std::to_string(length) + t).c_str(),
+                                     BM_Infer, d, length, threads, true)
+            ->Unit(benchmark::kMicrosecond);
+    }
+  }
   return true;
 }();
 

@@ -37,4 +37,6 @@ expect '^mnist \(cuda:0\) +\| exit 0: cpu: .* cuda:0: first 20 losses within .*:
 expect '^text \(cuda:0\) +\| exit 0: cpu: .* cuda:0: first 4 losses within .*: ok'
 expect '^binaries +\| carried$'
 expect '^ember_bench_ops +\| not built in this tree$'
+expect '^ember_bench_text +\| not built in this tree$'
+expect '^text vs PyTorch +\| not run \(no ember_bench_text rows\)$'
 echo "dry run: run.sh's summary is as expected"

@@ -27,7 +27,7 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=ON -DCMA
 
 targets=(ember_cuda_tests)
 all_targets=$(ninja -C "$BUILD" -t targets all)
-for t in ember_bench_ops ember_bench_train mnist text_classifier; do
+for t in ember_bench_ops ember_bench_train ember_bench_text mnist text_classifier; do
   if grep -q "^$t:" <<<"$all_targets"; then targets+=("$t"); else echo "prepare.sh: no target $t in this tree (skipped)"; fi
 done
 ninja -C "$BUILD" "${targets[@]}"
@@ -56,7 +56,8 @@ if [[ -d data/reviews ]]; then
 else
   echo "prepare.sh: no data/reviews in this tree (skipped)"
 fi
-cp tests/gpu/run.sh tests/gpu/find_cuda_libs.sh examples/common/compare_devices.py "$DEST/"
+cp tests/gpu/run.sh tests/gpu/find_cuda_libs.sh examples/common/compare_devices.py bench/bert_twin.py \
+  bench/torch_models.py "$DEST/"
 
 # The rebuild kit: everything CMake needs there besides a CUDA toolkit with nvcc.
 tar -czf "$DEST/kit/ember-src.tar.gz" --files-from <(git ls-files -co --exclude-standard)

@@ -3,8 +3,9 @@
 # .gpu/ folder that tests/gpu/prepare.sh filled: finds cuBLAS, cuDNN and NVRTC (rejecting CUDA 12
 # builds; find_cuda_libs.sh), records the GPU and
 # the versions, runs the CUDA parity suite with EMBER_REQUIRE_GPU=1, one epoch of the MNIST
-# example on cuda:0 and the benchmarks, writes full logs to $OUT, and prints a short summary
-# table last. If the carried binaries
+# example on cuda:0 and the benchmarks (with the BERT step and inference against PyTorch eager,
+# bench/bert_twin.py, when PyTorch is there), writes full logs to $OUT, and prints a short
+# summary table last. If the carried binaries
 # do not start there (a missing library, an older libstdc++), it rebuilds the parity suite
 # there from the kit in .gpu/kit (cmake, ninja and nvcc must exist; the benchmarks need
 # Google Benchmark and are not rebuilt). Plan: under 5 minutes.
@@ -188,19 +189,38 @@ fi
 # ---- benchmarks ----
 BENCH_TABLE=$OUT/bench-summary.txt
 : >"$BENCH_TABLE"
-for b in ember_bench_ops ember_bench_train; do
+# ember_bench_text reads the bundled reviews from ./data/reviews (the kit's) and writes the
+# batches it times for the PyTorch twin below.
+export EMBER_BENCH_TEXT_BATCHES=$OUT/review_batches.bin
+for b in ember_bench_ops ember_bench_train ember_bench_text; do
   if [[ ! -x $BIN/$b ]]; then
     ROW[$b]="not built in this tree"
     continue
   fi
   log "$b"
-  timeout 100 "$BIN/$b" --benchmark_filter="${EMBER_BENCH_FILTER:-cuda}" --benchmark_min_time=0.05 \
-    --benchmark_out="$OUT/$b.json" --benchmark_out_format=json >"$OUT/$b.log" 2>&1
+  (cd "$KIT" && timeout 100 "$BIN/$b" --benchmark_filter="${EMBER_BENCH_FILTER:-cuda}" --benchmark_min_time=0.05 \
+    --benchmark_out="$OUT/$b.json" --benchmark_out_format=json >"$OUT/$b.log" 2>&1)
   rc=$?
   n=$(grep -cE '^[A-Za-z_].*[0-9]+ (ns|us|ms|s) ' "$OUT/$b.log")
   ROW[$b]="exit $rc, $n benchmarks$( ((rc == 124)) && echo ' (timed out after 100 s)')"
   { echo "== $b"; grep -E '^[A-Za-z_].*[0-9]+ (ns|us|ms|s) ' "$OUT/$b.log" | awk '{printf "%-60s %12s %s\n", $1, $2, $3}'; } >>"$BENCH_TABLE"
 done
+
+# ---- the BERT step and batch-1 inference against PyTorch eager on the same GPU and batches
+# (bench/bert_twin.py: plain PyTorch, the LibTorch twin's model; TF32 off on both sides)
+TWIN_ROWS=(bert_train_step/cuda:0/32/threads:1 bert_infer/cuda:0/1/128/threads:1 bert_infer/cuda:0/1/48/threads:1)
+if [[ ! -f $OUT/ember_bench_text.json || ! -f $EMBER_BENCH_TEXT_BATCHES ]]; then
+  ROW[text_twin]="not run (no ember_bench_text rows)"
+elif [[ ! -f $KIT/bert_twin.py ]] || ! python3 -c 'import torch' >/dev/null 2>&1; then
+  ROW[text_twin]="not run (no bert_twin.py or no PyTorch)"
+else
+  log "bert_twin.py (PyTorch eager) on cuda:0"
+  timeout 120 python3 "$KIT/bert_twin.py" --min-time 0.3 --ember-json "$OUT/ember_bench_text.json" "${TWIN_ROWS[@]}" \
+    >"$OUT/bert_twin.log" 2>&1
+  rc=$?
+  ROW[text_twin]="exit $rc, $(grep -c '^{' "$OUT/bert_twin.log") rows (bert_twin.log)"
+  { echo "== Ember against PyTorch eager (bench/bert_twin.py)"; grep '^|' "$OUT/bert_twin.log"; } >>"$BENCH_TABLE"
+fi
 
 rm -rf "$WORK"
 cat "$BENCH_TABLE"
@@ -210,5 +230,6 @@ printf '%-18s | %s\n' "GPU" "${ROW[gpu]}" "driver" "${ROW[cuda]:-unknown}" \
   "versions" "${ROW[versions]:-unknown}" "binaries" "${ROW[binaries]}" "parity suite" "${ROW[parity]}" \
   "blocking rerun" "${ROW[blocking]:-not needed}" \
   "mnist (cuda:0)" "${ROW[mnist]}" "text (cuda:0)" "${ROW[text]}" "ember_bench_ops" "${ROW[ember_bench_ops]}" \
-  "ember_bench_train" "${ROW[ember_bench_train]}" "logs" "$OUT"
+  "ember_bench_train" "${ROW[ember_bench_train]}" "ember_bench_text" "${ROW[ember_bench_text]}" \
+  "text vs PyTorch" "${ROW[text_twin]}" "logs" "$OUT"
 [[ $PARITY_RC == 0 ]]
