@@ -193,7 +193,8 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     Shape full = batch;
     full.push_back(rows);
     full.push_back(cols);
-    const Tensor f = t.expand(full).reshape({B, rows, cols});
+    // (No expand where there is nothing to broadcast: each view is a tensor, shape and strides.)
+    const Tensor f = (t.shape() == full ? t : t.expand(full)).reshape({B, rows, cols});
     return f.stride(2) == 1 ? f : f.contiguous();
   };
   const Tensor q = flat(query, L, E), k = flat(key, S, E), v = flat(value, S, Ev);
