@@ -168,7 +168,8 @@ class EMBER_API Backend {
   /// Layer norm over contiguous [rows, cols] input: each row normalised by its own mean and
   /// biased variance; save_mean / save_rstd ([rows], float64 whatever input's dtype, so that
   /// the backward's x - mean keeps a large offset's small deviations) get the mean and
-  /// 1 / sqrt(var + eps). weight, bias ([cols]) may be undefined.
+  /// 1 / sqrt(var + eps). weight, bias ([cols]) may be undefined. input and out (contiguous,
+  /// the same shape) may have any rank: rows is save_mean's numel, cols the rest.
   virtual void layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
                           const Tensor& input, const Tensor& weight, const Tensor& bias, double eps);
   /// All three gradients of layer_norm from the forward's saved statistics, everything

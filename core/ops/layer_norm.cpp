@@ -86,12 +86,16 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
            : t.shape() == shape && t.is_contiguous() ? t
                                                      : t.contiguous().reshape(shape);
   };
-  const Tensor x = as(input, {rows, cols}), w = as(weight, {cols}), b = as(bias, {cols});
+  const Tensor w = as(weight, {cols}), b = as(bias, {cols});
+  // A contiguous input that autograd does not record goes to the backend in its own shape
+  // (it reads any rank as [rows, cols]), and its result is made in that shape: no view of either.
+  const bool record = autograd::any_requires_grad({&input, &w, &b});
+  const Tensor x = !record && input.is_contiguous() ? input : as(input, {rows, cols});
   Tensor out = detail::make_empty(x.shape(), x.dtype(), x.device());
   Tensor mean = detail::make_empty({rows}, kFloat64, x.device());
   Tensor rstd = detail::make_empty({rows}, kFloat64, x.device());
   backend_for(x.device()).layer_norm(out, mean, rstd, x, w, b, eps);
-  if (autograd::any_requires_grad({&x, &w, &b})) {
+  if (record) {
     auto node = autograd::make_node<LayerNormNode>();
     node->save(x);
     node->save(w);
@@ -99,8 +103,8 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
     node->save(rstd);
     autograd::record(out, node, {&x, &w, &b});
   }
-  // out is [rows, cols]: the input's shape only for a 2-D input normalized over its last dim
-  // (over both, a [2, 2] input's out is [1, 4]).
+  // out is x's shape: the input's, or [rows, cols], which is the input's only for a 2-D input
+  // normalized over its last dim (over both, a [2, 2] input's is [1, 4]).
   return x.shape() == input.shape() ? out : out.reshape(input.shape());
 }
 

@@ -56,7 +56,7 @@ RowStats row_stats(const T* x, int64_t n) {
 
 void CpuBackend::layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
                             const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
-  const int64_t rows = input.size(0), cols = input.size(1);
+  const int64_t rows = save_mean.numel(), cols = rows ? input.numel() / rows : 0;  // any rank
   if (rows == 0 || cols == 0) return;
   EMBER_DISPATCH_FLOATING(input.dtype(), "layer_norm", [&] {
     using T = scalar_t;

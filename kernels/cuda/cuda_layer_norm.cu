@@ -194,7 +194,7 @@ T* ptr_or_null(const Tensor& t) {
 
 void CudaBackend::layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
                              const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
-  const int64_t rows = input.size(0), cols = input.size(1);
+  const int64_t rows = save_mean.numel(), cols = rows ? input.numel() / rows : 0;  // any rank
   if (rows == 0 || cols == 0) return;
   const int dev = out.device().index;
   CudaDeviceGuard guard(dev);

@@ -65,6 +65,35 @@ TEST(LayerNorm, WeightBiasAndTwoDimensionalShape) {
                           {-1.5 * s0, -0.5 * s0 * 2 + 1, -0.5 * s0, 1.5 * s0 * 0.5 - 1}, {2, 2}));
 }
 
+// Without autograd a contiguous input of any rank goes to the backend in its own shape and
+// its result is made in that shape (no views); a recorded or strided input goes through a
+// [rows, cols] view. The same bits each way, over one trailing dim or two.
+TEST(LayerNorm, EveryInputPathGivesTheSameBits) {
+  manual_seed(3);
+  const Tensor x = randn({2, 3, 4, 5}), w = randn({4, 5}), b = randn({4, 5});
+  for (const Shape& normalized : {Shape{5}, Shape{4, 5}}) {
+    const Tensor wn = normalized.size() == 1 ? w.select(0, 1) : w,
+                 bn = normalized.size() == 1 ? b.select(0, 2) : b;
+    Tensor plain, strided;
+    {
+      NoGradGuard no_grad;
+      plain = layer_norm(x, normalized, wn, bn);
+      // The same values through a strided view: dims 0 and 1 swapped, then swapped back.
+      strided = layer_norm(x.transpose(0, 1).contiguous().transpose(0, 1), normalized, wn, bn);
+    }
+    const Tensor recorded = layer_norm(x.detach().requires_grad_(true), normalized, wn, bn);
+    const std::string what = "over " + shape_str(normalized);
+    ASSERT_EQ(plain.shape(), x.shape()) << what;
+    ASSERT_EQ(strided.shape(), x.shape()) << what;
+    EXPECT_EQ(plain.to_vector<float>(), recorded.detach().to_vector<float>()) << what;
+    EXPECT_EQ(plain.to_vector<float>(), strided.to_vector<float>()) << what;
+    // And the values: the double reference of each row.
+    const int64_t cols = normalized.size() == 1 ? 5 : 20;
+    const Tensor x_hat = layer_norm(x, normalized, Tensor(), Tensor());
+    EXPECT_TRUE(values_near(x_hat, reference(x.to_vector<double>(), cols, 1e-5), x.shape())) << what;
+  }
+}
+
 TEST(LayerNorm, LargeOffsetRowsKeepTheirDeviations) {
   // 10^4 + k / 8: exact in float32, whose spacing there is 2^-10. E[x^2] - E[x]^2 in float
   // would subtract two numbers near 10^8 (spacing 8) to get a variance of 0.0205.

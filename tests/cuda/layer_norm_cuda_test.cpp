@@ -72,3 +72,24 @@ TEST(CudaLayerNorm, ColumnReductionInManyChunksIsDeterministic) {
   EXPECT_EQ(first.first.to_vector<float>(), second.first.to_vector<float>());
   EXPECT_EQ(first.second.to_vector<float>(), second.second.to_vector<float>());
 }
+
+// Without autograd a contiguous input of any rank goes to the kernel in its own shape (rows
+// from the statistics' count): the bits of the recorded path, which reshapes it to [rows, cols].
+TEST(CudaLayerNorm, AContiguousInputOfAnyRankGivesTheRecordedPathsBits) {
+  EMBER_REQUIRE_GPU();
+  manual_seed(7);
+  const Tensor x = randn({2, 3, 4, 40}).cuda(), w = randn({4, 40}).cuda(), b = randn({4, 40}).cuda();
+  for (const Shape& normalized : {Shape{40}, Shape{4, 40}}) {
+    const Tensor wn = normalized.size() == 1 ? w.select(0, 1) : w,
+                 bn = normalized.size() == 1 ? b.select(0, 2) : b;
+    Tensor plain;
+    {
+      NoGradGuard no_grad;
+      plain = layer_norm(x, normalized, wn, bn);
+    }
+    const Tensor recorded = layer_norm(x.detach().requires_grad_(true), normalized, wn, bn);
+    ASSERT_EQ(plain.shape(), x.shape());
+    EXPECT_EQ(plain.cpu().to_vector<float>(), recorded.detach().cpu().to_vector<float>())
+        << "over " << shape_str(normalized);
+  }
+}
