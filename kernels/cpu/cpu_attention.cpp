@@ -11,6 +11,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -135,7 +136,17 @@ struct Problem {
     const int64_t bq = s.rows(), bk = s.cols();
     cpu::gemm_into<T>(s.data(), bk, q.block(b, i0, bq, E), k.block(b, j0, bk, E).transposed(), false);
     if (scaled) s *= scale;
-    if (keep || add) {
+    if (keep && !add && ms == 1) {
+      // A bool mask with unit stride along the keys (BERT's key mask): a row keeping every key
+      // of the block is left as it is, found by memchr for a false byte, far faster than a
+      // compare per score (2 % of a 48-token forward with an all-ones mask).
+      for (int64_t r = 0; r < bq; ++r) {
+        const bool* row = keep + b * mb + (i0 + r) * ml + j0;
+        if (!std::memchr(row, 0, static_cast<size_t>(bk))) continue;
+        for (int64_t c = 0; c < bk; ++c)
+          if (!row[c]) s(r, c) = kMinusInf;
+      }
+    } else if (keep || add) {
       for (int64_t r = 0; r < bq; ++r) {
         const int64_t base = b * mb + (i0 + r) * ml + j0 * ms;
         for (int64_t c = 0; c < bk; ++c) {
