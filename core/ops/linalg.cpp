@@ -119,15 +119,20 @@ Tensor linear_from(const Tensor& input, const Tensor& weight, const Tensor& bias
     raise<ShapeError>("shape mismatch in linear: bias ", shape_str(bias.shape()), " does not match weight ",
                       shape_str(weight.shape()));
   const int64_t in = weight.size(1), outf = weight.size(0);
-  Shape out_shape = input.shape();
-  out_shape.back() = outf;
+  // The result's shape: input's with outf last (built only where needed: a 2-D input's result
+  // is [rows, out] as made, with no Shape to allocate).
+  auto out_shape = [&] {
+    Shape s = input.shape();
+    s.back() = outf;
+    return s;
+  };
   // A packed product that autograd does not record reads a contiguous input of any rank as
   // the [rows, in] it is in memory and writes its result, made in its final shape, as [rows,
   // out] (linear_packed's contract): no view of either, which at batch-1 BERT's sizes cost
   // 0.2 us of a [1, L, H] linear's 0.5 us.
   const bool record = autograd::any_requires_grad({&input, &weight, &bias});
   if (packed.defined() && !record && input.dim() > 2 && input.is_contiguous()) {
-    Tensor out = detail::make_empty(std::move(out_shape), input.dtype(), input.device());
+    Tensor out = detail::make_empty(out_shape(), input.dtype(), input.device());
     if (out.numel()) backend_for(input.device()).linear_packed(out, input, packed, bias);
     return out;
   }
@@ -147,7 +152,7 @@ Tensor linear_from(const Tensor& input, const Tensor& weight, const Tensor& bias
     autograd::record(out, node, {&x, &weight, &bias});
   }
   if (input.dim() == 2) return out;
-  return out.reshape(out_shape);
+  return out.reshape(out_shape());
 }
 
 }  // namespace
