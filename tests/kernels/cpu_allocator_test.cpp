@@ -67,6 +67,25 @@ TEST(CpuAllocator, AKeptBlockServesASmallerRequestWithinAQuarter) {
   EXPECT_EQ(b.sum().item<double>(), 1.5 * 256 * 1024);
 }
 
+// A size whose last kept block was taken keeps its (empty) list: the search passes over it to
+// the next kept block within a quarter.
+TEST(CpuAllocator, AnEmptiedSizeDoesNotHideALargerKeptBlock) {
+  cpu_backend().empty_cache();
+  { Tensor a = empty({256 * 1024}); }  // 1024 KiB, kept
+  Tensor b = empty({256 * 1024});      // takes it: the 1024 KiB list is now empty
+  uintptr_t kept;
+  {
+    Tensor c = empty({300 * 1024});  // 1200 KiB, kept
+    kept = address(c);
+  }
+  Tensor d = empty({256 * 1024});
+  EXPECT_EQ(address(d), kept);
+  EXPECT_NE(address(d), address(b));
+  d.fill_(0.5);
+  b.fill_(2.0);
+  EXPECT_EQ(d.sum().item<double>(), 0.5 * 256 * 1024);
+}
+
 // A block just below the huge-page threshold rounds up to it but is only 64-byte aligned: a
 // huge request of that rounded size must not be handed it.
 TEST(CpuAllocator, AHugeRequestIsNeverHandedAnUnalignedKeptBlock) {
