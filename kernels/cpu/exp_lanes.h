@@ -32,7 +32,6 @@ inline void exp_minus(__m256 (&out)[V], const __m256 (&x)[V]) {
   const __m256 ln2_hi = _mm256_set1_ps(0.693145751953125f),
                ln2_lo = _mm256_set1_ps(1.42860682030941723212e-6f);
   const __m256 sign = _mm256_set1_ps(-0.0f);
-  constexpr float kExp[8] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f};
   __m256 r[V], shifted[V];
 #pragma GCC unroll 8
   for (int v = 0; v < V; ++v) {
@@ -43,7 +42,7 @@ inline void exp_minus(__m256 (&out)[V], const __m256 (&x)[V]) {
     const __m256 n = _mm256_sub_ps(shifted[v], shift);
     r[v] = _mm256_fnmadd_ps(n, ln2_lo, _mm256_fnmadd_ps(n, ln2_hi, neg_t));
   }
-  horner(out, r, kExp);
+  horner(out, r, fn::kExpPoly);
 #pragma GCC unroll 8
   for (int v = 0; v < V; ++v) {
     const __m256i scale = _mm256_slli_epi32(

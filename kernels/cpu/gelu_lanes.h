@@ -21,8 +21,6 @@ template <int V>
 inline void block(float* out, const float* in) {
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  constexpr float kErfc[10] = {0.17087277f,  -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
-                               -0.18628806f, 0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f};
   __m256 x[V], z[V], t[V], p[V], mm[V], ex[V];
 #pragma GCC unroll 8
   for (int v = 0; v < V; ++v) {
@@ -30,13 +28,13 @@ inline void block(float* out, const float* in) {
     z[v] = _mm256_mul_ps(_mm256_and_ps(x[v], abs_mask), _mm256_set1_ps(0.70710678118654752f));
     t[v] = _mm256_div_ps(one, _mm256_add_ps(one, _mm256_mul_ps(half, z[v])));
   }
-  lanes::horner(p, t, kErfc);  // the coefficients signed as in the functor
+  lanes::horner(p, t, fn::kHalfErfcPoly);
 #pragma GCC unroll 8
   for (int v = 0; v < V; ++v) mm[v] = _mm256_fmsub_ps(z[v], z[v], p[v]);
   lanes::exp_minus(ex, mm);
 #pragma GCC unroll 8
   for (int v = 0; v < V; ++v) {
-    const __m256 tail = _mm256_mul_ps(_mm256_mul_ps(half, t[v]), ex[v]);
+    const __m256 tail = _mm256_mul_ps(t[v], ex[v]);
     // The functor's negative * tail + (1 - negative) * (1 - tail), negative the sign bit as
     // 0 or 1, is exactly tail or 1 - tail (the other product is +0): a select on x's sign bit.
     const __m256 cdf = _mm256_blendv_ps(_mm256_sub_ps(one, tail), tail, x[v]);
