@@ -122,9 +122,9 @@ class EMBER_API Backend {
   // the last dim, any strides in the other two: heads split by a transpose, a batch dim
   // broadcast with stride 0, an output written in the query's head-interleaved layout) ----
   /// out = softmax(scale * q k^T + mask) v row by row, lse [B, L] each row's log-sum-exp
-  /// (the backward's). mask: undefined, bool (true attends) or q's dtype (added), [B, L, S]
-  /// with any strides (0 where broadcast). is_causal: key j > query i is masked. A row whose
-  /// keys are all masked gives zeros and lse -inf.
+  /// (the backward's; undefined when no backward will run, and then not computed). mask: undefined, bool
+  /// (true attends) or q's dtype (added), [B, L, S] with any strides (0 where broadcast). is_causal: key j >
+  /// query i is masked. A row whose keys are all masked gives zeros and lse -inf.
   virtual void attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                          const Tensor& v, const Tensor& mask, bool is_causal, double scale);
   /// The three gradients (contiguous) from grad_out and out (contiguous) and the forward's

@@ -207,9 +207,11 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   Tensor out =
       detail::make_empty(interleaved ? Shape{L, B, Ev} : Shape{B, L, Ev}, q.dtype(), q.device(), kOp);
   if (interleaved) out = detail::make_view(out, {B, L, Ev}, {Ev, B * Ev, 1}, out.offset());
-  Tensor lse = detail::make_empty({B, L}, q.dtype(), q.device(), kOp);
+  // The log-sum-exps only for the backward: without one, a log per row and a tensor saved.
+  const bool recorded = autograd::any_requires_grad({&q, &k, &v});
+  const Tensor lse = recorded ? detail::make_empty({B, L}, q.dtype(), q.device(), kOp) : Tensor();
   backend_for(q.device()).attention(out, lse, q, k, v, mask, is_causal, sc);
-  if (autograd::any_requires_grad({&q, &k, &v})) {
+  if (recorded) {
     auto node = autograd::make_node<AttentionNode>(is_causal, sc);
     for (const Tensor& t : {q, k, v, out, lse, mask}) node->save(t);
     autograd::record(out, node, {&q, &k, &v});

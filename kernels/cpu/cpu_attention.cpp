@@ -21,6 +21,7 @@
 #include "ember/kernels/cpu/eigen_single_thread.h"
 #include "ember/kernels/cpu/exp_lanes.h"
 #include "ember/kernels/cpu/gemm_into.h"
+#include "ember/kernels/cpu/horizontal_lanes.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember {
@@ -196,10 +197,8 @@ float scale_and_max<float>(float* row, int64_t n, float scale) {
     maxima[0] = _mm256_max_ps(maxima[0], x);
     unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
   }
-  alignas(32) float lane[8];
-  _mm256_store_ps(lane,
-                  _mm256_max_ps(_mm256_max_ps(maxima[0], maxima[1]), _mm256_max_ps(maxima[2], maxima[3])));
-  for (float v : lane) best = std::max(best, v);
+  best = cpu::lanes::horizontal_max(
+      _mm256_max_ps(_mm256_max_ps(maxima[0], maxima[1]), _mm256_max_ps(maxima[2], maxima[3])));
   nan = _mm256_movemask_ps(unordered) != 0;
 #endif
   for (; c < n; ++c) {
@@ -208,6 +207,17 @@ float scale_and_max<float>(float* row, int64_t n, float scale) {
     best = std::max(best, row[c]);
   }
   return nan ? std::numeric_limits<float>::quiet_NaN() : best;
+}
+
+// f(std::integral_constant<int, n>()) for n in [1, K]; nothing for 0.
+template <int K = 7, class F>
+void run_vectors(int64_t n, F&& f) {
+  if constexpr (K > 0) {
+    if (n == K)
+      f(std::integral_constant<int, K>());
+    else
+      run_vectors<K - 1>(n, f);
+  }
 }
 
 // row[c] = exp(row[c] - m) for c < n (no row[c] above m), and their sum.
@@ -245,10 +255,11 @@ float exp_shifted_sum<float>(float* row, int64_t n, float m) {
     c += 8 * V;
   };
   while (c + 64 <= n) run(std::integral_constant<int, 8>());
-  while (c + 8 <= n) run(std::integral_constant<int, 1>());
-  alignas(32) float lane[8];
-  _mm256_store_ps(lane, sums);
-  for (float v : lane) total += v;
+  // The rest of the whole vectors in one call, all in flight: one call each left every vector
+  // waiting on the chain of dependent steps of the one before (a 48-key BERT attention call,
+  // 4 heads: 23.8 -> 22.7 us).
+  run_vectors((n - c) / 8, run);
+  total = cpu::lanes::horizontal_sum(sums);
 #endif
   for (; c < n; ++c) {
     const float x = row[c] - m;
@@ -265,7 +276,7 @@ float exp_shifted_sum<float>(float* row, int64_t n, float m) {
 constexpr int64_t kForwardOneKeyBlockUpTo = 256;
 
 template <class T>
-void forward(const Tensor& out_t, T* lse, const Problem<T>& p) {
+void forward(const Tensor& out_t, T* lse, const Problem<T>& p) {  // lse null: not wanted
   // out [B, L, Ev] at its strides (unit in Ev).
   T* const out = static_cast<T*>(out_t.raw_data());
   const int64_t out_batch = out_t.stride(0), out_row = out_t.stride(1);
@@ -274,7 +285,8 @@ void forward(const Tensor& out_t, T* lse, const Problem<T>& p) {
   const int64_t block_k = p.S <= kForwardOneKeyBlockUpTo ? std::max<int64_t>(p.S, 1) : p.block_k;
   const bool scale_later = p.rows_scale_later();
   parallel_for(p.B * qblocks, grain_for(p.block_q * p.S * (p.E + p.Ev)), [&](int64_t lo, int64_t hi) {
-    Buffer<T> sbuf(p.block_q * block_k), accbuf(p.block_q * p.Ev), mbuf(p.block_q), lbuf(p.block_q);
+    Buffer<T> sbuf(p.block_q * block_k), accbuf(p.block_q * p.Ev), mbuf(p.block_q), lbuf(p.block_q),
+        maxbuf(p.block_q);
     for (int64_t t = lo; t < hi; ++t) {
       const int64_t b = t / qblocks, i0 = (t % qblocks) * p.block_q, bq = std::min(p.block_q, p.L - i0);
       MapMat<T> acc(accbuf.data(), bq, p.Ev);
@@ -285,9 +297,14 @@ void forward(const Tensor& out_t, T* lse, const Problem<T>& p) {
       for (int64_t j0 = 0; j0 < jend; j0 += block_k) {
         MapMat<T> s(sbuf.data(), bq, std::min(block_k, jend - j0));
         p.scores(s, b, i0, j0, !scale_later);
+        // Every row's maximum, then every row's exponentials: a row's maximum, exponentials
+        // and sum are a chain of dependent steps, and the rows taken whole one after the other
+        // left the core waiting on each chain in turn.
+        for (int64_t r = 0; r < bq; ++r)
+          maxbuf[r] = scale_and_max(s.row(r).data(), s.cols(), scale_later ? p.scale : T(1));
         for (int64_t r = 0; r < bq; ++r) {
           // A NaN score (a NaN query or key) makes the row NaN.
-          const T row_max = scale_and_max(s.row(r).data(), s.cols(), scale_later ? p.scale : T(1));
+          const T row_max = maxbuf[r];
           const T m = std::isnan(row_max) ? row_max : std::max(mbuf[r], row_max);
           if (m == kMinusInf) {  // every key so far masked: nothing to add
             s.row(r).setZero();
@@ -310,10 +327,10 @@ void forward(const Tensor& out_t, T* lse, const Problem<T>& p) {
       for (int64_t r = 0; r < bq; ++r) {
         if (!(lbuf[r] == 0)) {  // (NaN included)
           o.row(r) = acc.row(r) / lbuf[r];
-          lse[b * p.L + i0 + r] = mbuf[r] + std::log(lbuf[r]);
+          if (lse) lse[b * p.L + i0 + r] = mbuf[r] + std::log(lbuf[r]);
         } else {  // every key masked: zeros, as FlashAttention
           o.row(r).setZero();
-          lse[b * p.L + i0 + r] = kMinusInf;
+          if (lse) lse[b * p.L + i0 + r] = kMinusInf;
         }
       }
     }
@@ -425,7 +442,7 @@ void CpuBackend::attention(const Tensor& out, const Tensor& lse, const Tensor& q
   EMBER_DISPATCH_FLOATING(q.dtype(), "scaled_dot_product_attention", [&] {
     using T = scalar_t;
     const Problem<T> p(q, k, v, mask, is_causal, scale);
-    forward<T>(out, static_cast<T*>(lse.raw_data()), p);
+    forward<T>(out, lse.defined() ? static_cast<T*>(lse.raw_data()) : nullptr, p);
   });
 }
 

@@ -11,6 +11,8 @@
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
+
+#include "ember/kernels/cpu/horizontal_lanes.h"
 #define EMBER_SPAN_LANES 1
 #else
 #define EMBER_SPAN_LANES 0
@@ -48,14 +50,9 @@ DeviationSums<T> deviation_sums(const T* x, int64_t len, T centre) {
 // of the time of a 128-wide row (BERT's layer norms). The order of the sums follows len alone.
 namespace span_lanes {
 
-inline float horizontal_sum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-
 inline float total(const __m256 (&acc)[4]) {
-  return horizontal_sum(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
+  return cpu::lanes::horizontal_sum(
+      _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
 }
 
 }  // namespace span_lanes

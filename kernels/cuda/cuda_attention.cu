@@ -100,7 +100,7 @@ __global__ void attention_softmax_kernel(T* s, T* lse, int64_t rows, int64_t L, 
     mx = red.all(mx, MaxOp());
     if (mx == T(-INFINITY)) {  // every key masked (the whole block agrees): zeros
       for (int64_t j = threadIdx.x; j < S; j += B) row[j] = T(0);
-      if (threadIdx.x == 0) lse[r] = T(-INFINITY);
+      if (lse && threadIdx.x == 0) lse[r] = T(-INFINITY);
       continue;
     }
     T sum = 0;
@@ -111,7 +111,7 @@ __global__ void attention_softmax_kernel(T* s, T* lse, int64_t rows, int64_t L, 
     }
     sum = red.all(sum, SumOp());
     for (int64_t j = threadIdx.x; j < S; j += B) row[j] /= sum;
-    if (threadIdx.x == 0) lse[r] = mx + fn::m_log(sum);
+    if (lse && threadIdx.x == 0) lse[r] = mx + fn::m_log(sum);
   }
 }
 
@@ -151,7 +151,8 @@ void attention_softmax(const Tensor& scores, const Tensor& lse, const Tensor& ma
     cuda_detail::with_row_block(S, [&](auto b) {
       EMBER_LAUNCH((attention_softmax_kernel<decltype(b)::value, scalar_t>), cuda_detail::row_grid(rows, dev),
                    decltype(b)::value, 0, stream(dev), static_cast<scalar_t*>(scores.raw_data()),
-                   static_cast<scalar_t*>(lse.raw_data()), rows, L, S, static_cast<scalar_t>(scale), m);
+                   lse.defined() ? static_cast<scalar_t*>(lse.raw_data()) : nullptr, rows, L, S,
+                   static_cast<scalar_t>(scale), m);
       EMBER_CUDA_LAUNCH_CHECK();
     });
   });

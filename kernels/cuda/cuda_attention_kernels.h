@@ -6,8 +6,9 @@
 namespace ember::cuda_detail {
 
 /// In place: scores (q k^T) become softmax(scale * scores, masked) row by row, and lse [B, L]
-/// each row's log-sum-exp. A row with every key masked becomes zeros, its lse -inf. mask:
-/// undefined, bool (false masks out) or additive, [B, L, S] with any strides.
+/// each row's log-sum-exp (lse may be undefined: none). A row with every key masked becomes
+/// zeros, its lse -inf. mask: undefined, bool (false masks out) or additive, [B, L, S] with
+/// any strides.
 void attention_softmax(const Tensor& scores, const Tensor& lse, const Tensor& mask, bool is_causal,
                        double scale);
 /// In place: scores (q k^T) become the probabilities exp(scale * scores, masked, - lse)
