@@ -69,8 +69,8 @@ TEST(GeluMath, GeluAndItsDerivativeInFloatFollowDouble) {
 
 // The CPU backend's GELU on contiguous float (kernels/cpu/gelu_lanes.h) gives the functor's bits
 // for every kind of float: a sweep of [-14, 14], random bit patterns (denormals, huge values,
-// infinities and NaNs among them), signed zeros, and lengths that end in the eight-vector loop,
-// the one-vector loop and the functor's tail.
+// infinities and NaNs among them), signed zeros, and lengths that end in each loop: eight
+// vectors, one (16 lanes where the build has AVX-512, then 8) and the functor's tail.
 TEST(GeluMath, TheVectorLoopsGiveTheFunctorsBits) {
   std::vector<float> in;
   for (int i = -140000; i <= 140000; ++i) in.push_back(static_cast<float>(i) * 1e-4f);
@@ -82,7 +82,8 @@ TEST(GeluMath, TheVectorLoopsGiveTheFunctorsBits) {
     in.push_back(f);
   }
   for (float f : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -1e-40f, 3.4e38f, -3.4e38f}) in.push_back(f);
-  for (size_t n : {in.size(), size_t(64), size_t(79), size_t(31), size_t(7), size_t(0)}) {
+  for (size_t n :
+       {in.size(), size_t(155), size_t(128), size_t(64), size_t(79), size_t(31), size_t(7), size_t(0)}) {
     std::vector<float> out(n, 7.0f);
     cpu::gelu_lanes(out.data(), in.data(), static_cast<int64_t>(n));
     const fn::Gelu gelu;
