@@ -112,6 +112,13 @@ void Backend::layer_norm(const Tensor&, const Tensor&, const Tensor&, const Tens
                          const Tensor&, double) {
   not_implemented("layer_norm");
 }
+void Backend::add_layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
+                             const Tensor& input, const Tensor& residual, const Tensor& weight,
+                             const Tensor& bias, double eps) {
+  const Tensor sum = detail::make_empty(input.shape(), input.dtype(), input.device(), "add_layer_norm");
+  binary(BinaryOp::Add, sum, input, residual);
+  layer_norm(out, save_mean, save_rstd, sum, weight, bias, eps);
+}
 void Backend::layer_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
                                   const Tensor&, const Tensor&, const Tensor&) {
   not_implemented("layer_norm_backward");

@@ -44,6 +44,10 @@ Tensor LayerNorm::forward(const Tensor& input) {
   return layer_norm(input, normalized_shape, weight, bias, eps);
 }
 
+Tensor LayerNorm::forward(const Tensor& input, const Tensor& residual) {
+  return add_layer_norm(input, residual, normalized_shape, weight, bias, eps);
+}
+
 std::string LayerNorm::extra_repr() const {
   return py_tuple(normalized_shape) + ", eps=" + detail::py_float(eps) +
          ", elementwise_affine=" + (weight.defined() ? "True" : "False");

@@ -20,6 +20,9 @@ class EMBER_API LayerNorm : public Module {
                      bool bias = true);
   /// layer_norm(input, normalized_shape, weight, bias, eps).
   Tensor forward(const Tensor& input) override;
+  /// layer_norm of input + residual (add_layer_norm: one pass over both where nothing is
+  /// recorded), for a residual connection that feeds this norm.
+  Tensor forward(const Tensor& input, const Tensor& residual);
   /// "(768,), eps=1e-05, elementwise_affine=True", as PyTorch prints it.
   std::string extra_repr() const override;
 

@@ -53,8 +53,11 @@ Tensor empty_layer_norm(const Tensor& input, const Tensor& weight, const Tensor&
 
 }  // namespace
 
-Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight,
-                  const Tensor& bias, double eps) {
+namespace {
+
+// layer_norm's checks, with PyTorch's messages; add_layer_norm makes them on its input.
+void check_layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight,
+                      const Tensor& bias, double eps) {
   const char* op = "layer_norm";
   check_defined(op, {{"input", input}});
   check_same_device(op, {{"input", input}, {"weight", weight}, {"bias", bias}});
@@ -72,8 +75,12 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   check_affine("weight", weight, normalized_shape);
   check_affine("bias", bias, normalized_shape);
   if (!(eps >= 0)) raise<ValueError>("layer_norm: expected eps >= 0, got eps=", eps);
-  if (input.numel() == 0) return empty_layer_norm(input, weight, bias);
+}
 
+// layer_norm of a checked, non-empty input, plus residual where that is defined (then of
+// input's shape and dtype, both contiguous, and autograd recording nothing).
+Tensor normalize(const Tensor& input, const Tensor& residual, const Shape& normalized_shape,
+                 const Tensor& weight, const Tensor& bias, double eps) {
   // Non-empty: every size is positive and their product (numel) fits, so no overflow here.
   int64_t cols = 1;
   for (int64_t n : normalized_shape) cols *= n;
@@ -94,7 +101,10 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   Tensor out = detail::make_empty(x.shape(), x.dtype(), x.device());
   Tensor mean = detail::make_empty({rows}, kFloat64, x.device());
   Tensor rstd = detail::make_empty({rows}, kFloat64, x.device());
-  backend_for(x.device()).layer_norm(out, mean, rstd, x, w, b, eps);
+  if (residual.defined())
+    backend_for(x.device()).add_layer_norm(out, mean, rstd, x, residual, w, b, eps);
+  else
+    backend_for(x.device()).layer_norm(out, mean, rstd, x, w, b, eps);
   if (record) {
     auto node = autograd::make_node<LayerNormNode>();
     node->save(x);
@@ -106,6 +116,30 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tens
   // out is x's shape: the input's, or [rows, cols], which is the input's only for a 2-D input
   // normalized over its last dim (over both, a [2, 2] input's is [1, 4]).
   return x.shape() == input.shape() ? out : out.reshape(input.shape());
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps) {
+  check_layer_norm(input, normalized_shape, weight, bias, eps);
+  if (input.numel() == 0) return empty_layer_norm(input, weight, bias);
+  return normalize(input, Tensor(), normalized_shape, weight, bias, eps);
+}
+
+Tensor add_layer_norm(const Tensor& input, const Tensor& residual, const Shape& normalized_shape,
+                      const Tensor& weight, const Tensor& bias, double eps) {
+  const char* op = "add_layer_norm";
+  check_defined(op, {{"input", input}, {"residual", residual}});
+  check_same_device(op, {{"input", input}, {"residual", residual}, {"weight", weight}, {"bias", bias}});
+  // One pass over both only where it changes nothing else: no broadcast, no autograd (whose
+  // graph would need the sum), contiguous rows. Otherwise the two ops, exactly.
+  const bool fused = residual.shape() == input.shape() && residual.dtype() == input.dtype() &&
+                     input.numel() > 0 && input.is_contiguous() && residual.is_contiguous() &&
+                     !autograd::any_requires_grad({&input, &residual, &weight, &bias});
+  if (!fused) return layer_norm(input + residual, normalized_shape, weight, bias, eps);
+  check_layer_norm(input, normalized_shape, weight, bias, eps);
+  return normalize(input, residual, normalized_shape, weight, bias, eps);
 }
 
 }  // namespace ember

@@ -88,6 +88,9 @@ class EMBER_API CpuBackend : public Backend {
   // cpu_layer_norm.cpp
   void layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd, const Tensor& input,
                   const Tensor& weight, const Tensor& bias, double eps) override;
+  void add_layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
+                      const Tensor& input, const Tensor& residual, const Tensor& weight, const Tensor& bias,
+                      double eps) override;
   void layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight, const Tensor& grad_bias,
                            const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                            const Tensor& save_mean, const Tensor& save_rstd) override;

@@ -54,18 +54,30 @@ RowStats row_stats(const T* x, int64_t n) {
 
 }  // namespace
 
-void CpuBackend::layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
-                            const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
+namespace {
+
+// Layer norm of the rows of x (their sum with residual's rows where residual is not null):
+// the body of both entry points below.
+void layer_norm_rows(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd, const Tensor& input,
+                     const Tensor* residual, const Tensor& weight, const Tensor& bias, double eps) {
   const int64_t rows = save_mean.numel(), cols = rows ? input.numel() / rows : 0;  // any rank
   if (rows == 0 || cols == 0) return;
   EMBER_DISPATCH_FLOATING(input.dtype(), "layer_norm", [&] {
     using T = scalar_t;
     const T *x = ptr<T>(input), *w = ptr<T>(weight), *b = ptr<T>(bias);
+    const T* res = residual ? ptr<T>(*residual) : nullptr;
     T* o = mut<T>(out);
     double *sm = mut<double>(save_mean), *sr = mut<double>(save_rstd);
     parallel_for(rows, std::max<int64_t>(1, kParallelGrain / cols), [&](int64_t lo, int64_t hi) {
+      // With a residual, each row's sum is made first into a row of scratch (in L1 for the
+      // three reads below): the add's own pass and its tensor of the whole input saved.
+      std::vector<T> sum(res ? static_cast<size_t>(cols) : 0);
       for (int64_t r = lo; r < hi; ++r) {
         const T* xr = x + r * cols;
+        if (res) {
+          Span<T>(sum.data(), cols) = ConstSpan<T>(xr, cols) + ConstSpan<T>(res + r * cols, cols);
+          xr = sum.data();
+        }
         const RowStats st = row_stats(xr, cols);
         const double rstd = 1.0 / std::sqrt(st.var + eps);
         sm[r] = st.mean;
@@ -85,6 +97,19 @@ void CpuBackend::layer_norm(const Tensor& out, const Tensor& save_mean, const Te
       }
     });
   });
+}
+
+}  // namespace
+
+void CpuBackend::layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
+                            const Tensor& input, const Tensor& weight, const Tensor& bias, double eps) {
+  layer_norm_rows(out, save_mean, save_rstd, input, nullptr, weight, bias, eps);
+}
+
+void CpuBackend::add_layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
+                                const Tensor& input, const Tensor& residual, const Tensor& weight,
+                                const Tensor& bias, double eps) {
+  layer_norm_rows(out, save_mean, save_rstd, input, &residual, weight, bias, eps);
 }
 
 void CpuBackend::layer_norm_backward(const Tensor& grad_input, const Tensor& grad_weight,

@@ -177,7 +177,7 @@ BertResidualOutput::BertResidualOutput(const char* type_name, int64_t in_feature
 }
 
 Tensor BertResidualOutput::forward(const Tensor& hidden, const Tensor& residual) {
-  return (*layer_norm)((*dropout)((*dense)(hidden)) + residual);
+  return layer_norm->forward((*dropout)((*dense)(hidden)), residual);
 }
 
 Tensor BertResidualOutput::forward(const Tensor&) {

@@ -1,8 +1,9 @@
 // layer_norm on cuda:0 beyond the catalog's parity cases: rows with a large common offset
 // through each block size of kernels/cuda/cuda_layer_norm.cu (32, 128 and 512 threads a
 // row), and the weight and bias gradients' column reduction in its largest number of chunks,
-// the same bits from run to run. The reference is the CPU's in float64 from the same float32
-// values, under docs/DESIGN.md's tolerance (parity.h).
+// the same bits from run to run; add_layer_norm through the Backend's default. The reference
+// is the CPU's in float64 from the same float32 values, under docs/DESIGN.md's tolerance
+// (parity.h).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -92,4 +93,17 @@ TEST(CudaLayerNorm, AContiguousInputOfAnyRankGivesTheRecordedPathsBits) {
     EXPECT_EQ(plain.cpu().to_vector<float>(), recorded.detach().cpu().to_vector<float>())
         << "over " << shape_str(normalized);
   }
+}
+
+// add_layer_norm on cuda:0 takes the Backend's default (the sum into a tensor, then the
+// layer norm): the two ops' bits.
+TEST(CudaLayerNorm, AddLayerNormGivesTheTwoOpsBits) {
+  EMBER_REQUIRE_GPU();
+  manual_seed(8);
+  const Tensor x = randn({3, 5, 40}).cuda(), r = randn({3, 5, 40}).cuda(), w = randn({40}).cuda(),
+               b = randn({40}).cuda();
+  NoGradGuard no_grad;
+  const Tensor fused = add_layer_norm(x, r, {40}, w, b), two_ops = layer_norm(x + r, {40}, w, b);
+  ASSERT_EQ(fused.device(), Device::cuda(0));
+  EXPECT_EQ(fused.cpu().to_vector<float>(), two_ops.cpu().to_vector<float>());
 }
