@@ -172,7 +172,7 @@ class EMBER_API Backend {
   /// the same shape) may have any rank: rows is save_mean's numel, cols the rest.
   virtual void layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,
                           const Tensor& input, const Tensor& weight, const Tensor& bias, double eps);
-  /// layer_norm of input + residual (contiguous, input's shape and dtype), as a transformer's
+  /// layer_norm of input + residual (contiguous, input's dtype and numel), as a transformer's
   /// residual connection feeds its norm. The default adds into a new tensor and calls
   /// layer_norm; a backend may read both once instead (the CPU's does), with the same bits.
   virtual void add_layer_norm(const Tensor& out, const Tensor& save_mean, const Tensor& save_rstd,

@@ -1,5 +1,6 @@
 // layer_norm: the input seen as [rows, cols] (cols the product of normalized_shape), one
 // backend call per direction; the statistics of each row are saved for the fused backward.
+#include <algorithm>
 #include <string>
 
 #include "ember/core/autograd/node.h"
@@ -77,8 +78,17 @@ void check_layer_norm(const Tensor& input, const Shape& normalized_shape, const 
   if (!(eps >= 0)) raise<ValueError>("layer_norm: expected eps >= 0, got eps=", eps);
 }
 
+// Whether a and b are equal once their leading ones are dropped.
+bool same_but_leading_ones(const Shape& a, const Shape& b) {
+  auto first = [](const Shape& s) {
+    return std::find_if(s.begin(), s.end(), [](int64_t n) { return n != 1; });
+  };
+  return std::equal(first(a), a.end(), first(b), b.end());
+}
+
 // layer_norm of a checked, non-empty input, plus residual where that is defined (then of
-// input's shape and dtype, both contiguous, and autograd recording nothing).
+// input's dtype and numel, its values in input's order, both contiguous, and autograd
+// recording nothing).
 Tensor normalize(const Tensor& input, const Tensor& residual, const Shape& normalized_shape,
                  const Tensor& weight, const Tensor& bias, double eps) {
   // Non-empty: every size is positive and their product (numel) fits, so no overflow here.
@@ -132,9 +142,12 @@ Tensor add_layer_norm(const Tensor& input, const Tensor& residual, const Shape& 
   const char* op = "add_layer_norm";
   check_defined(op, {{"input", input}, {"residual", residual}});
   check_same_device(op, {{"input", input}, {"residual", residual}, {"weight", weight}, {"bias", bias}});
-  // One pass over both only where it changes nothing else: no broadcast, no autograd (whose
-  // graph would need the sum), contiguous rows. Otherwise the two ops, exactly.
-  const bool fused = residual.shape() == input.shape() && residual.dtype() == input.dtype() &&
+  // One pass over both only where it changes nothing else: the residual's values in input's
+  // order (its shape, but for leading ones on either, such as BERT's [L, H] positions added to
+  // a [1, L, H] batch of one), no autograd (whose graph would need the sum), contiguous rows.
+  // Otherwise the two ops, exactly.
+  const bool fused = same_but_leading_ones(residual.shape(), input.shape()) &&
+                     residual.dim() <= input.dim() && residual.dtype() == input.dtype() &&
                      input.numel() > 0 && input.is_contiguous() && residual.is_contiguous() &&
                      !autograd::any_requires_grad({&input, &residual, &weight, &bias});
   if (!fused) return layer_norm(input + residual, normalized_shape, weight, bias, eps);

@@ -140,9 +140,7 @@ Tensor BertEmbeddings::embed(const Tensor& input_ids, const Tensor& token_type_i
   // transformers' order: (words + types) + positions, so the sums are the same.
   const Tensor types = token_type_ids.defined() ? (*token_type_embeddings)(token_type_ids)
                                                 : token_type_embeddings->weight.select(0, 0);
-  Tensor x = (*word_embeddings)(input_ids) + types;
-  x = x + position_rows;
-  return (*dropout)((*layer_norm)(x));
+  return (*dropout)(layer_norm->forward((*word_embeddings)(input_ids) + types, position_rows));
 }
 
 BertSelfAttention::BertSelfAttention(const BertConfig& c)

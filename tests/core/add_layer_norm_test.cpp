@@ -3,6 +3,8 @@
 // as the two ops, nn::LayerNorm's two-input forward, and the argument checks.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "ember/ember.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "support/emulated_cuda.h"
@@ -51,6 +53,15 @@ TEST(AddLayerNorm, EveryPathGivesTheTwoOpsBits) {
               layer_norm(x + row, normalized, wn, bn).to_vector<float>())
         << what;
     EXPECT_EQ(add_layer_norm(x, r, normalized, wn, bn).shape(), x.shape()) << what;
+    // Leading ones: a residual without input's (the one pass), and one with more (the ops,
+    // whose sum has the residual's rank).
+    const Tensor x1 = x.select(0, 1).unsqueeze(0), r1 = r.select(0, 1);  // [1, 3, 4, 5], [3, 4, 5]
+    for (const auto& [a, c] : {std::pair{x1, r1}, std::pair{r1, x1}}) {
+      const Tensor got = add_layer_norm(a, c, normalized, wn, bn),
+                   two_ops = layer_norm(a + c, normalized, wn, bn);
+      EXPECT_EQ(got.shape(), two_ops.shape()) << what;
+      EXPECT_EQ(got.to_vector<float>(), two_ops.to_vector<float>()) << what;
+    }
   }
 }
 
