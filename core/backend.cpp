@@ -116,7 +116,9 @@ void Backend::add_layer_norm(const Tensor& out, const Tensor& save_mean, const T
                              const Tensor& input, const Tensor& residual, const Tensor& weight,
                              const Tensor& bias, double eps) {
   const Tensor sum = detail::make_empty(input.shape(), input.dtype(), input.device(), "add_layer_norm");
-  binary(BinaryOp::Add, sum, input, residual);
+  // binary takes operands of out's shape: a residual short of input's leading ones, viewed so.
+  binary(BinaryOp::Add, sum, input,
+         residual.shape() == input.shape() ? residual : residual.reshape(input.shape()));
   layer_norm(out, save_mean, save_rstd, sum, weight, bias, eps);
 }
 void Backend::layer_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,

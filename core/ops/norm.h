@@ -23,8 +23,8 @@ EMBER_API Tensor layer_norm(const Tensor& input, const Shape& normalized_shape,
 
 /// layer_norm(input + residual, ...), a transformer's residual connection and its norm, with
 /// +'s broadcasting and checks. Where autograd records nothing and both are contiguous and of
-/// one shape and dtype, the backend reads both once (no tensor of the sum); the result's bits
-/// are the two ops' either way.
+/// one dtype and shape (but for leading ones the residual lacks), the backend reads both once
+/// (no tensor of the sum); the result's bits are the two ops' either way.
 EMBER_API Tensor add_layer_norm(const Tensor& input, const Tensor& residual, const Shape& normalized_shape,
                                 const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
                                 double eps = 1e-5);

@@ -106,4 +106,9 @@ TEST(CudaLayerNorm, AddLayerNormGivesTheTwoOpsBits) {
   const Tensor fused = add_layer_norm(x, r, {40}, w, b), two_ops = layer_norm(x + r, {40}, w, b);
   ASSERT_EQ(fused.device(), Device::cuda(0));
   EXPECT_EQ(fused.cpu().to_vector<float>(), two_ops.cpu().to_vector<float>());
+  // A residual short of the input's leading ones (BERT's position rows at batch 1).
+  const Tensor x1 = x.narrow(0, 1, 1), r1 = r.select(0, 1);  // [1, 5, 40], [5, 40]
+  const Tensor got = add_layer_norm(x1, r1, {40}, w, b);
+  ASSERT_EQ(got.shape(), (Shape{1, 5, 40}));
+  EXPECT_EQ(got.cpu().to_vector<float>(), layer_norm(x1 + r1, {40}, w, b).cpu().to_vector<float>());
 }
