@@ -43,15 +43,19 @@ EMBER_HD_ALWAYS_INLINE float mul_add(float a, float b, float c) {
   return a * b + c;
 #endif
 }
-// Horner's rule with fused steps: acc, then acc = mul_add(acc, x, c[i]) for i = I.. N - 1 (c
-// highest degree first). Unrolled at compile time: the polynomials below stay straight-line
-// code, which the callers' loops vectorise.
+// c (highest degree first) at x by Horner's rule with fused steps: acc = c[0], then acc =
+// mul_add(acc, x, c[i]) for each later i. Unrolled at compile time: the polynomials below stay
+// straight-line code, which the callers' loops vectorise.
 template <int I = 1, int N>
-EMBER_HD_ALWAYS_INLINE float horner(float acc, float x, const float (&c)[N]) {
+EMBER_HD_ALWAYS_INLINE float horner(float x, const float (&c)[N], float acc) {
   if constexpr (I == N)
     return acc;
   else
-    return horner<I + 1>(mul_add(acc, x, c[I]), x, c);
+    return horner<I + 1>(x, c, mul_add(acc, x, c[I]));
+}
+template <int N>
+EMBER_HD_ALWAYS_INLINE float horner(float x, const float (&c)[N]) {
+  return horner(x, c, c[0]);
 }
 EMBER_HD_ALWAYS_INLINE uint32_t float_bits(float x) {
   uint32_t b;
@@ -82,7 +86,7 @@ EMBER_HD_ALWAYS_INLINE float exp_minus(float m) {
   const float n = shifted - kShift;  // round(-t / ln 2)
   // r = -t - n ln 2, ln 2 in a high part (exact times n) and a low one.
   const float r = mul_add(-n, 1.42860682030941723212e-6f, mul_add(-n, 0.693145751953125f, -t));
-  const float e = horner(kExpPoly[0], r, kExpPoly);
+  const float e = horner(r, kExpPoly);
   return bits_float(float_bits(e) + ((float_bits(shifted) - 0x4b400000u) << 23));  // * 2^n
 }
 #endif
@@ -104,7 +108,7 @@ EMBER_HD_ALWAYS_INLINE float normal_cdf(float x) {
   const uint32_t bits = float_bits(x);
   const float z = bits_float(bits & 0x7fffffffu) * 0.70710678118654752f;
   const float t = 1.0f / (1.0f + 0.5f * z);
-  const float p = horner(kHalfErfcPoly[0], t, kHalfErfcPoly);
+  const float p = horner(t, kHalfErfcPoly);
   const float tail = t * exp_minus(mul_add(z, z, -p));  // Phi(-|x|)
   // x < 0: the tail; x >= 0: 1 - the tail (selected on the sign bit, exactly).
   const float negative = static_cast<float>(bits >> 31);

@@ -16,13 +16,13 @@
 
 namespace ember::cpu::lanes {
 
-/// The operations the lanes kernels use on one vector of floats (V) and of 32-bit integers
-/// (I), for AVX2's 8 lanes and AVX-512's 16, so that each kernel is written once. Each is the
-/// same IEEE operation lane by lane at either width, so the bits do not depend on it.
-/// Simd<Vec> picks the set for a vector type by overload (a vector type as a class template's
-/// argument loses its attributes, which GCC warns of).
-// The operations both widths spell alike, P the intrinsics' prefix and SI their integer
-// vector's suffix: one list for both.
+// Lanes8 and Lanes16 below: the operations the lanes kernels use on one vector of floats (V)
+// and of 32-bit integers (I), for AVX2's 8 lanes and AVX-512's 16, so that each kernel is
+// written once. Each is the same IEEE operation lane by lane at either width, so the bits do
+// not depend on it. Simd<Vec> picks the set for a vector type by overload (a vector type as a
+// class template's argument loses its attributes, which GCC warns of). The operations both
+// widths spell alike come from this one list, P the intrinsics' prefix and SI their integer
+// vector's suffix.
 #define EMBER_LANES_COMMON_OPS(P, SI)                                               \
   static V set1(float a) { return P##_set1_ps(a); }                                 \
   static I set1i(uint32_t a) { return P##_set1_epi32(static_cast<int32_t>(a)); }    \

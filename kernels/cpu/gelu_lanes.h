@@ -1,7 +1,7 @@
 #pragma once
-// GELU (the erf form) on float, 64 values at a time (128 with AVX-512), with exactly the operations of
-// fn::Gelu's host path (kernels/functors.h: normal_cdf and exp_minus, their fused
-// multiply-adds and nothing else contracted), so the bits are the functor's. Why: the
+// GELU (the erf form) on float, 64 values at a time (128 with AVX-512), with exactly the
+// operations of fn::Gelu's host path (kernels/functors.h: normal_cdf and exp_minus, their
+// fused multiply-adds and nothing else contracted), so the bits are the functor's. Why: the
 // functor's chain is about 40 dependent operations, longer than the core's floating-point
 // scheduler can overlap from one loop iteration to the next, so the compiler's loop ran at a
 // fifth of the core's rate; here each operation is issued for eight independent vectors in turn.
