@@ -40,16 +40,21 @@ struct Centre {
   T head, tail;
 };
 
+// Rows whose statistics are taken together (span_moments.h's add_spans).
+constexpr int kRowGroup = 4;
+
 struct RowStats {
   double mean, var;
 };
+
+RowStats row_stats(const cpu_detail::SpanMoments& m) { return {m.mean, m.squared_deviations() / m.count}; }
 
 // Mean and biased variance of x[0, n), n > 0.
 template <class T>
 RowStats row_stats(const T* x, int64_t n) {
   cpu_detail::SpanMoments m;
   for (int64_t lo = 0; lo < n; lo += kSpan) m.add(x + lo, std::min(kSpan, n - lo));
-  return {m.mean, m.squared_deviations() / m.count};
+  return row_stats(m);
 }
 
 }  // namespace
@@ -71,14 +76,18 @@ void layer_norm_rows(const Tensor& out, const Tensor& save_mean, const Tensor& s
     parallel_for(rows, std::max<int64_t>(1, kParallelGrain / cols), [&](int64_t lo, int64_t hi) {
       // With a residual, each row's sum is made first into a row of scratch (in L1 for the
       // three reads below): the add's own pass and its tensor of the whole input saved.
-      std::vector<T> sum(res ? static_cast<size_t>(cols) : 0);
-      for (int64_t r = lo; r < hi; ++r) {
+      // Eigen's aligned allocation: Eigen's loops peel scalars off a destination up to its
+      // first aligned element, which std::vector's storage left to malloc.
+      Eigen::Array<T, Eigen::Dynamic, 1> sums(res ? kRowGroup * cols : 0);
+      // Row r of the input, or its sum with the residual's in scratch row `slot`.
+      const auto row = [&](int64_t r, int slot) {
         const T* xr = x + r * cols;
-        if (res) {
-          Span<T>(sum.data(), cols) = ConstSpan<T>(xr, cols) + ConstSpan<T>(res + r * cols, cols);
-          xr = sum.data();
-        }
-        const RowStats st = row_stats(xr, cols);
+        if (!res) return xr;
+        T* sum = sums.data() + slot * cols;
+        Span<T>(sum, cols) = ConstSpan<T>(xr, cols) + ConstSpan<T>(res + r * cols, cols);
+        return static_cast<const T*>(sum);
+      };
+      const auto normalize_row = [&](int64_t r, const T* xr, const RowStats& st) {
         const double rstd = 1.0 / std::sqrt(st.var + eps);
         sm[r] = st.mean;
         sr[r] = rstd;
@@ -94,6 +103,20 @@ void layer_norm_rows(const Tensor& out, const Tensor& save_mean, const Tensor& s
           yr = x_hat + ConstSpan<T>(b, cols);
         else
           yr = x_hat;
+      };
+      int64_t r = lo;
+      if (cols <= kSpan) {  // rows of one span: their statistics kRowGroup rows at a time
+        for (; r + kRowGroup <= hi; r += kRowGroup) {
+          const T* xs[kRowGroup];
+          for (int g = 0; g < kRowGroup; ++g) xs[g] = row(r + g, g);
+          cpu_detail::SpanMoments m[kRowGroup];
+          cpu_detail::add_spans(m, xs, cols);
+          for (int g = 0; g < kRowGroup; ++g) normalize_row(r + g, xs[g], row_stats(m[g]));
+        }
+      }
+      for (; r < hi; ++r) {
+        const T* xr = row(r, 0);
+        normalize_row(r, xr, row_stats(xr, cols));
       }
     });
   });

@@ -106,8 +106,17 @@ struct SpanMoments {
     // a row of layer norm waited on a chain of five dependent divisions, longer than its
     // vector work at 128 wide.
     const double S = static_cast<double>(len), inv_S = 1.0 / S;
-    const T centre = static_cast<T>(static_cast<double>(span_sum(x, len)) * inv_S);
-    const DeviationSums<T> d = deviation_sums(x, len, centre);
+    const T centre = centre_of(span_sum(x, len), inv_S);
+    add_sums(S, inv_S, centre, deviation_sums(x, len, centre));
+  }
+  /// A span's rough mean from its sum in T (inv_S = 1 / its length).
+  template <class T>
+  static T centre_of(T sum, double inv_S) {
+    return static_cast<T>(static_cast<double>(sum) * inv_S);
+  }
+  /// Adds a span of S values (inv_S = 1 / S) by its deviation sums about centre.
+  template <class T>
+  void add_sums(double S, double inv_S, T centre, const DeviationSums<T>& d) {
     const double sum = static_cast<double>(d.sum);
     const double span_m2 = static_cast<double>(d.squares) - sum * sum * inv_S;
     const double span_mean = static_cast<double>(centre) + sum * inv_S;
@@ -125,5 +134,79 @@ struct SpanMoments {
   /// The sum of squared deviations (never negative).
   double squared_deviations() const { return std::max(m2, 0.0); }
 };
+
+/// m[g].add(x[g], len) for each g < G, with the same results.
+template <int G, class T>
+void add_spans(SpanMoments (&m)[G], const T* const (&x)[G], int64_t len) {
+  for (int g = 0; g < G; ++g) m[g].add(x[g], len);
+}
+
+#if EMBER_SPAN_LANES && defined(__AVX512F__)
+namespace span_groups {
+
+// A span's four accumulators of eight lanes (span_sum's and deviation_sums') held as two of
+// sixteen, [0 | 1] and [2 | 3]: a block of 32 floats adds in one vector to each, as there one
+// of eight to each of the four. Their total is span_lanes::total's of the four. (Through
+// memory: GCC 12 at -Og warns of an uninitialised value inside every intrinsic that would take
+// the upper half out of the register.)
+inline float total(__m512 a01, __m512 a23) {
+  alignas(64) float lanes[32];
+  _mm512_store_ps(lanes, a01);
+  _mm512_store_ps(lanes + 16, a23);
+  const __m256 acc[4] = {_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8), _mm256_load_ps(lanes + 16),
+                         _mm256_load_ps(lanes + 24)};
+  return span_lanes::total(acc);
+}
+
+}  // namespace span_groups
+
+/// Float spans of whole 32-float blocks, with AVX-512: the G spans' operations alternate, in
+/// 16-lane vectors, each span's sums in span_sum's and deviation_sums' order. Why: a 128-wide
+/// row of layer norm waits on a chain of sums, horizontal sums and divisions longer than its
+/// vector work, which the core overlaps across rows only when they are interleaved; and the 32
+/// accumulators of four spans fit AVX-512's registers only as 16-lane vectors. BERT's [48, 128]
+/// layer norm: 2.50 -> 2.03 us a call, with a residual 3.0 -> 2.45.
+template <int G>
+void add_spans(SpanMoments (&m)[G], const float* const (&x)[G], int64_t len) {
+  if (len % 32 != 0) {
+    for (int g = 0; g < G; ++g) m[g].add(x[g], len);
+    return;
+  }
+  const double S = static_cast<double>(len), inv_S = 1.0 / S;
+  __m512 lo[G], hi[G];  // accumulators [0 | 1] and [2 | 3]
+#pragma GCC unroll 8
+  for (int g = 0; g < G; ++g) lo[g] = hi[g] = _mm512_setzero_ps();
+  for (int64_t i = 0; i < len; i += 32)
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+      lo[g] = _mm512_add_ps(lo[g], _mm512_loadu_ps(x[g] + i));
+      hi[g] = _mm512_add_ps(hi[g], _mm512_loadu_ps(x[g] + i + 16));
+    }
+  float centre[G];
+  __m512 c[G], sum_lo[G], sum_hi[G], sq_lo[G], sq_hi[G];
+#pragma GCC unroll 8
+  for (int g = 0; g < G; ++g) {
+    centre[g] = SpanMoments::centre_of(span_groups::total(lo[g], hi[g]), inv_S);
+    c[g] = _mm512_set1_ps(centre[g]);
+    sum_lo[g] = sum_hi[g] = sq_lo[g] = sq_hi[g] = _mm512_setzero_ps();
+  }
+  for (int64_t i = 0; i < len; i += 32)
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+      const __m512 d_lo = _mm512_sub_ps(_mm512_loadu_ps(x[g] + i), c[g]);
+      const __m512 d_hi = _mm512_sub_ps(_mm512_loadu_ps(x[g] + i + 16), c[g]);
+      sum_lo[g] = _mm512_add_ps(sum_lo[g], d_lo);
+      sum_hi[g] = _mm512_add_ps(sum_hi[g], d_hi);
+      sq_lo[g] = _mm512_fmadd_ps(d_lo, d_lo, sq_lo[g]);
+      sq_hi[g] = _mm512_fmadd_ps(d_hi, d_hi, sq_hi[g]);
+    }
+#pragma GCC unroll 8
+  for (int g = 0; g < G; ++g) {
+    const DeviationSums<float> d{span_groups::total(sum_lo[g], sum_hi[g]),
+                                 span_groups::total(sq_lo[g], sq_hi[g])};
+    m[g].add_sums(S, inv_S, centre[g], d);
+  }
+}
+#endif
 
 }  // namespace ember::cpu_detail

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "ember/ember.h"
@@ -91,6 +92,32 @@ TEST(LayerNorm, EveryInputPathGivesTheSameBits) {
     const int64_t cols = normalized.size() == 1 ? 5 : 20;
     const Tensor x_hat = layer_norm(x, normalized, Tensor(), Tensor());
     EXPECT_TRUE(values_near(x_hat, reference(x.to_vector<double>(), cols, 1e-5), x.shape())) << what;
+  }
+}
+
+TEST(LayerNorm, RowsInGroupsGiveEachRowAloneItsBits) {
+  // The CPU takes the statistics of rows of whole 32-float blocks four at a time (with
+  // AVX-512, in interleaved 16-lane vectors): each row's output is that of the row alone, for
+  // row counts leaving a remainder, with and without a residual, and the double reference's.
+  manual_seed(11);
+  for (const int64_t cols : {32, 96, 128, 100}) {
+    const Tensor offsets = from_vector(std::vector<float>{0, 1e4f, -3, 0.5f, 7, 2, -1e3f}, {7, 1});
+    const Tensor x = randn({7, cols}) * 2 + offsets, res = randn({7, cols}), w = randn({cols}),
+                 b = randn({cols});
+    NoGradGuard no_grad;
+    const Tensor all = layer_norm(x, {cols}, w, b), all_res = add_layer_norm(x, res, {cols}, w, b);
+    for (int64_t r = 0; r < 7; ++r) {
+      const std::string what = "cols " + std::to_string(cols) + ", row " + std::to_string(r);
+      const Tensor row = x.narrow(0, r, 1), row_res = res.narrow(0, r, 1);
+      EXPECT_EQ(all.narrow(0, r, 1).to_vector<float>(), layer_norm(row, {cols}, w, b).to_vector<float>())
+          << what;
+      EXPECT_EQ(all_res.narrow(0, r, 1).to_vector<float>(),
+                add_layer_norm(row, row_res, {cols}, w, b).to_vector<float>())
+          << what;
+    }
+    const Tensor x_hat = layer_norm(x, {cols}, Tensor(), Tensor());
+    EXPECT_TRUE(values_near(x_hat, reference(x.to_vector<double>(), cols, 1e-5), x.shape(), 1e-4))
+        << "cols " << cols;
   }
 }
 
