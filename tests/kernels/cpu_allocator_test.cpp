@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "ember/ember.h"
 #include "ember/kernels/cpu/cpu_backend.h"
@@ -40,6 +41,24 @@ TEST(CpuAllocator, BlocksAreAlignedForVectorsAndHugePages) {
         EXPECT_EQ(address(t) % (size_t{2} << 20), 0u) << n;
       }
     }
+  }
+}
+
+// Blocks of up to 960 bytes come from malloc, aligned by hand (the address malloc gave kept
+// just below the block): every size either side of that limit is 64-byte aligned, and blocks
+// alive together are their own (a block's bookkeeping written into another's bytes, or a
+// block shorter than asked, would change the values read back).
+TEST(CpuAllocator, SmallBlocksAreAlignedAndTheirOwn) {
+  std::vector<Tensor> alive;
+  for (int64_t n = 1; n <= 300; ++n) {  // 4 to 1200 bytes
+    Tensor t = empty({n});
+    EXPECT_EQ(address(t) % 64, 0u) << n;
+    t.fill_(static_cast<double>(n));
+    alive.push_back(t);
+  }
+  for (int64_t n = 1; n <= 300; ++n) {
+    const std::vector<float> values = alive[static_cast<size_t>(n - 1)].to_vector<float>();
+    EXPECT_EQ(values, std::vector<float>(static_cast<size_t>(n), static_cast<float>(n))) << n;
   }
 }
 
