@@ -78,7 +78,8 @@ void layer_norm_rows(const Tensor& out, const Tensor& save_mean, const Tensor& s
       // three reads below): the add's own pass and its tensor of the whole input saved.
       // Eigen's aligned allocation: Eigen's loops peel scalars off a destination up to its
       // first aligned element, which std::vector's storage left to malloc.
-      Eigen::Array<T, Eigen::Dynamic, 1> sums(res ? kRowGroup * cols : 0);
+      const bool grouped = cols <= kSpan;  // rows of one span: statistics kRowGroup rows at a time
+      Eigen::Array<T, Eigen::Dynamic, 1> sums(res ? (grouped ? kRowGroup : 1) * cols : 0);
       // Row r of the input, or its sum with the residual's in scratch row `slot`.
       const auto row = [&](int64_t r, int slot) {
         const T* xr = x + r * cols;
@@ -105,7 +106,7 @@ void layer_norm_rows(const Tensor& out, const Tensor& save_mean, const Tensor& s
           yr = x_hat;
       };
       int64_t r = lo;
-      if (cols <= kSpan) {  // rows of one span: their statistics kRowGroup rows at a time
+      if (grouped) {
         for (; r + kRowGroup <= hi; r += kRowGroup) {
           const T* xs[kRowGroup];
           for (int g = 0; g < kRowGroup; ++g) xs[g] = row(r + g, g);
