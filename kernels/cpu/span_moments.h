@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -135,13 +136,8 @@ struct SpanMoments {
   double squared_deviations() const { return std::max(m2, 0.0); }
 };
 
-/// m[g].add(x[g], len) for each g < G, with the same results.
-template <int G, class T>
-void add_spans(SpanMoments (&m)[G], const T* const (&x)[G], int64_t len) {
-  for (int g = 0; g < G; ++g) m[g].add(x[g], len);
-}
-
 #if EMBER_SPAN_LANES && defined(__AVX512F__)
+#define EMBER_SPAN_GROUPS 1
 namespace span_groups {
 
 // A span's four accumulators of eight lanes (span_sum's and deviation_sums') held as two of
@@ -158,20 +154,15 @@ inline float total(__m512 a01, __m512 a23) {
   return span_lanes::total(acc);
 }
 
-}  // namespace span_groups
-
-/// Float spans of whole 32-float blocks, with AVX-512: the G spans' operations alternate, in
-/// 16-lane vectors, each span's sums in span_sum's and deviation_sums' order. Why: a 128-wide
-/// row of layer norm waits on a chain of sums, horizontal sums and divisions longer than its
-/// vector work, which the core overlaps across rows only when they are interleaved; and the 32
-/// accumulators of four spans fit AVX-512's registers only as 16-lane vectors. BERT's [48, 128]
-/// layer norm: 2.50 -> 2.03 us a call, with a residual 3.0 -> 2.45.
+/// m[g].add(x[g], len) for G float spans of whole 32-float blocks (len % 32 == 0): the G
+/// spans' operations alternate, in 16-lane vectors, each span's sums in span_sum's and
+/// deviation_sums' order. Why: a 128-wide row of layer norm waits on a chain of sums,
+/// horizontal sums and divisions longer than its vector work, which the core overlaps across
+/// rows only when they are interleaved; and the 32 accumulators of four spans fit AVX-512's
+/// registers only as 16-lane vectors. BERT's [48, 128] layer norm: 2.50 -> 2.03 us a call, with
+/// a residual 3.0 -> 2.45.
 template <int G>
-void add_spans(SpanMoments (&m)[G], const float* const (&x)[G], int64_t len) {
-  if (len % 32 != 0) {
-    for (int g = 0; g < G; ++g) m[g].add(x[g], len);
-    return;
-  }
+void add_blocks(SpanMoments (&m)[G], const float* const (&x)[G], int64_t len) {
   const double S = static_cast<double>(len), inv_S = 1.0 / S;
   __m512 lo[G], hi[G];  // accumulators [0 | 1] and [2 | 3]
 #pragma GCC unroll 8
@@ -186,7 +177,7 @@ void add_spans(SpanMoments (&m)[G], const float* const (&x)[G], int64_t len) {
   __m512 c[G], sum_lo[G], sum_hi[G], sq_lo[G], sq_hi[G];
 #pragma GCC unroll 8
   for (int g = 0; g < G; ++g) {
-    centre[g] = SpanMoments::centre_of(span_groups::total(lo[g], hi[g]), inv_S);
+    centre[g] = SpanMoments::centre_of(total(lo[g], hi[g]), inv_S);
     c[g] = _mm512_set1_ps(centre[g]);
     sum_lo[g] = sum_hi[g] = sq_lo[g] = sq_hi[g] = _mm512_setzero_ps();
   }
@@ -201,12 +192,26 @@ void add_spans(SpanMoments (&m)[G], const float* const (&x)[G], int64_t len) {
       sq_hi[g] = _mm512_fmadd_ps(d_hi, d_hi, sq_hi[g]);
     }
 #pragma GCC unroll 8
-  for (int g = 0; g < G; ++g) {
-    const DeviationSums<float> d{span_groups::total(sum_lo[g], sum_hi[g]),
-                                 span_groups::total(sq_lo[g], sq_hi[g])};
-    m[g].add_sums(S, inv_S, centre[g], d);
-  }
+  for (int g = 0; g < G; ++g)
+    m[g].add_sums(S, inv_S, centre[g],
+                  DeviationSums<float>{total(sum_lo[g], sum_hi[g]), total(sq_lo[g], sq_hi[g])});
 }
+
+}  // namespace span_groups
+#else
+#define EMBER_SPAN_GROUPS 0
 #endif
+
+/// m[g].add(x[g], len) for each g < G, with the same results: float spans of whole 32-float
+/// blocks interleaved where the build has AVX-512 (span_groups::add_blocks), one by one
+/// otherwise.
+template <int G, class T>
+void add_spans(SpanMoments (&m)[G], const T* const (&x)[G], int64_t len) {
+#if EMBER_SPAN_GROUPS
+  if constexpr (std::is_same_v<T, float>)
+    if (len % 32 == 0) return span_groups::add_blocks(m, x, len);
+#endif
+  for (int g = 0; g < G; ++g) m[g].add(x[g], len);
+}
 
 }  // namespace ember::cpu_detail
