@@ -238,14 +238,33 @@ std::string BertTokenizer::decode(const std::vector<int64_t>& ids, bool skip_spe
   return out;
 }
 
+size_t BertTokenizer::max_length_of(const EncodeOptions& options) const {
+  return options.max_length.value_or(options_.model_max_length);
+}
+
+namespace {
+
+// The widest row Padding::MaxLength pads to: far past any model's positions, and a bound on
+// what a max_length from a file or an argument (SIZE_MAX: "no limit") can make us allocate.
+constexpr size_t kMaxPaddedWidth = size_t{1} << 20;
+
+size_t padded_width(size_t max_length, const char* op) {
+  if (max_length > kMaxPaddedWidth)
+    raise<ValueError>(op, ": cannot pad to max_length ", max_length, " (at most ", kMaxPaddedWidth,
+                      " tokens); set EncodeOptions::max_length, or pad to the longest row");
+  return max_length;
+}
+
+}  // namespace
+
 Encoding BertTokenizer::build(std::vector<int64_t> a, std::optional<std::vector<int64_t>> b,
                               const EncodeOptions& options, const char* op) const {
   const size_t added = options.add_special_tokens ? (b ? 3 : 2) : 0;
   if (options.truncation) {
-    if (options.max_length < added)
-      raise<ValueError>(op, ": max_length ", options.max_length, " cannot hold the ", added,
-                        " special tokens");
-    const size_t budget = options.max_length - added;
+    const size_t max_length = max_length_of(options);
+    if (max_length < added)
+      raise<ValueError>(op, ": max_length ", max_length, " cannot hold the ", added, " special tokens");
+    const size_t budget = max_length - added;
     if (!b) {
       if (a.size() > budget) a.resize(budget);
     } else if (a.size() + b->size() > budget) {
@@ -297,13 +316,13 @@ Encoding BertTokenizer::encode(const std::string& text, const std::optional<std:
   std::vector<int64_t> a = ids_of(text, op, {pair ? "text" : nullptr});
   if (pair) b = ids_of(*pair, op, {"pair"});
   Encoding e = build(std::move(a), std::move(b), options, op);
-  if (options.padding == Padding::MaxLength) pad_to(e, options.max_length, pad_id_);
+  if (options.padding == Padding::MaxLength) pad_to(e, padded_width(max_length_of(options), op), pad_id_);
   return e;
 }
 
 BatchEncoding BertTokenizer::stack(std::vector<Encoding> rows, const EncodeOptions& options,
                                    const char* op) const {
-  size_t width = options.padding == Padding::MaxLength ? options.max_length : 0;
+  size_t width = options.padding == Padding::MaxLength ? padded_width(max_length_of(options), op) : 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     const size_t n = rows[i].input_ids.size();
     if (options.padding == Padding::Longest) {

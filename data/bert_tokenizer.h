@@ -33,6 +33,10 @@ struct BertTokenizerOptions {
   std::string mask_token = "[MASK]";
   /// A word of more characters (code points) is one unk_token.
   size_t max_input_chars_per_word = 100;
+  /// The longest input the model takes, special tokens included: EncodeOptions::max_length's
+  /// default (tokenizer_config.json's model_max_length; transformers' "no limit" value reads
+  /// as SIZE_MAX).
+  size_t model_max_length = 512;
 };
 
 /// encode's padding: none, to the longest sequence of the batch, or to max_length.
@@ -41,8 +45,8 @@ enum class Padding { None, Longest, MaxLength };
 /// encode / batch_encode options (Hugging Face's arguments of the same names).
 struct EncodeOptions {
   /// The longest a sequence may be, special tokens included (when truncation is on), and the
-  /// width of Padding::MaxLength.
-  size_t max_length = 512;
+  /// width of Padding::MaxLength. Unset: the tokenizer's model_max_length, as transformers.
+  std::optional<size_t> max_length;
   Padding padding = Padding::Longest;
   /// Cut sequences to max_length; pairs "longest_first" (transformers' truncation=True).
   bool truncation = true;
@@ -86,6 +90,17 @@ class EMBER_API BertTokenizer {
   explicit BertTokenizer(const std::string& vocab_file, BertTokenizerOptions options = {});
   /// The same from the tokens themselves: tokens[i] has id i.
   explicit BertTokenizer(std::vector<std::string> tokens, BertTokenizerOptions options = {});
+
+  /// The tokenizer of a transformers checkpoint directory, as AutoTokenizer.from_pretrained
+  /// reads it: the options from tokenizer_config.json (do_lower_case, strip_accents,
+  /// tokenize_chinese_chars, the special tokens, model_max_length) and special_tokens_map.json,
+  /// where present, and the vocabulary from vocab.txt; a directory with only tokenizer.json (the
+  /// tokenizers library's format: a BertNormalizer and a WordPiece model) works too, its
+  /// normalizer and model then giving the options. Without either config file, transformers'
+  /// defaults (lower case, 512 tokens). Errors: IOError when neither vocab.txt nor
+  /// tokenizer.json can be read, or for a file that is not JSON; ValueError naming the file and
+  /// the key for a value of the wrong type or a tokenizer that is not BERT's WordPiece.
+  static BertTokenizer from_pretrained(const std::string& dir);
 
   /// The tokens of text (no special tokens added).
   std::vector<std::string> tokenize(const std::string& text) const;
@@ -141,6 +156,8 @@ class EMBER_API BertTokenizer {
   void append_wordpiece_ids(std::string_view word, std::vector<int64_t>& out) const;
   Encoding build(std::vector<int64_t> a, std::optional<std::vector<int64_t>> b, const EncodeOptions& options,
                  const char* op) const;
+  // options.max_length, or model_max_length when it is unset.
+  size_t max_length_of(const EncodeOptions& options) const;
   BatchEncoding stack(std::vector<Encoding> rows, const EncodeOptions& options, const char* op) const;
 
   BertTokenizerOptions options_;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "ember/core/error.h"
+#include "ember/core/io/file_io.h"
 
 namespace ember::nn::json {
 namespace {
@@ -323,6 +324,33 @@ std::string quote(const std::string& s) {
     }
   }
   return out + "\"";
+}
+
+Value parse_file(const std::string& path, const char* what) {
+  const std::string text = io::read_file(path, what);
+  try {
+    return parse(text);
+  } catch (const IOError& e) {
+    raise<IOError>(what, ": ", path, " is not valid JSON: ", e.what());
+  }
+}
+
+std::string describe(const Value& v) {
+  switch (v.type) {
+    case Value::Type::Null:
+      return "null";
+    case Value::Type::Bool:
+      return v.boolean ? "true" : "false";
+    case Value::Type::Number:
+      return v.text;
+    case Value::Type::String:
+      return quote(v.text);
+    case Value::Type::Array:
+      return "an array";
+    case Value::Type::Object:
+      return "an object";
+  }
+  return "?";
 }
 
 }  // namespace ember::nn::json

@@ -32,7 +32,13 @@ EMBER_API void append_utf8(std::string& out, char32_t code_point);
 /// Parses one JSON value followed only by whitespace; the text must be UTF-8 (RFC 8259).
 /// IOError "invalid JSON at byte N: why".
 EMBER_API Value parse(const std::string& text);
+/// The JSON file at path, parsed: IOError "<what>: <path> is not valid JSON: invalid JSON at
+/// byte N: why", or read_file's IOError when it cannot be read.
+EMBER_API Value parse_file(const std::string& path, const char* what);
 /// s as a JSON string literal, quotes included (control characters escaped).
 EMBER_API std::string quote(const std::string& s);
+/// A value as an error message shows it: numbers and strings as written, null, true and false,
+/// "an array", "an object".
+EMBER_API std::string describe(const Value& v);
 
 }  // namespace ember::nn::json

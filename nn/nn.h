@@ -16,6 +16,8 @@
 #include "ember/nn/metrics.h"
 #include "ember/nn/models/bert.h"
 #include "ember/nn/models/bert_config.h"
+#include "ember/nn/models/sentence_encoder.h"
+#include "ember/nn/models/sentence_pooling.h"
 #include "ember/nn/models/small_resnet.h"
 #include "ember/nn/models/tutorial_net.h"
 #include "ember/nn/module.h"

@@ -22,17 +22,19 @@ inline Device resolve_device(const std::string& spec) {
 class ProgressBar {
  public:
   explicit ProgressBar(bool enabled) : enabled_(enabled) {}
-  void show(int epoch, size_t done, size_t total) {
+  void show(int epoch, size_t done, size_t total) { show("epoch " + std::to_string(epoch), done, total); }
+  /// "\r  <label> [======      ] done/total<tail>".
+  void show(const std::string& label, size_t done, size_t total, const std::string& tail = "") {
     if (!enabled_) return;
     const int width = 30, filled = static_cast<int>(width * done / std::max<size_t>(total, 1));
-    std::printf("\r  epoch %d [%s%s] %zu/%zu", epoch, std::string(filled, '=').c_str(),
-                std::string(width - filled, ' ').c_str(), done, total);
+    std::printf("\r  %s [%s%s] %zu/%zu%s", label.c_str(), std::string(filled, '=').c_str(),
+                std::string(width - filled, ' ').c_str(), done, total, tail.c_str());
     std::fflush(stdout);
     visible_ = true;
   }
   void clear() {
     if (!visible_) return;
-    std::printf("\r%*s\r", 60, "");
+    std::printf("\r%*s\r", 79, "");
     visible_ = false;
   }
 

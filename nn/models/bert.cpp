@@ -333,9 +333,14 @@ std::shared_ptr<Bert> Bert::from_pretrained(const std::string& dir, std::optiona
     used.insert(name);
   }
   model->load_state_dict(picked);
+  // Older checkpoints store transformers' position_ids buffer (0 .. max_positions - 1), which
+  // Ember computes: dropped silently, as transformers drops it.
+  const auto known_leftover = [&](const std::string& key) {
+    return key == prefix + "embeddings.position_ids";
+  };
   std::vector<std::string> unused;
   for (const auto& [key, t] : weights)
-    if (!used.count(key)) unused.push_back(key);
+    if (!used.count(key) && !known_leftover(key)) unused.push_back(key);
   std::sort(unused.begin(), unused.end());
   if (!unused.empty())
     std::cerr << "Some weights of the model checkpoint at " << dir

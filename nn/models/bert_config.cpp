@@ -17,25 +17,6 @@ using json::Value;
 
 const char* const kActivations[] = {"gelu", "gelu_new", "gelu_pytorch_tanh", "relu"};
 
-// A value as the error shows it: numbers and strings as written, other kinds by name.
-std::string shown(const Value& v) {
-  switch (v.type) {
-    case Value::Type::Null:
-      return "null";
-    case Value::Type::Bool:
-      return v.boolean ? "true" : "false";
-    case Value::Type::Number:
-      return v.text;
-    case Value::Type::String:
-      return json::quote(v.text);
-    case Value::Type::Array:
-      return "an array";
-    case Value::Type::Object:
-      return "an object";
-  }
-  return "?";
-}
-
 [[noreturn]] void bad(const std::string& key, const std::string& source, const std::string& want,
                       const std::string& got) {
   raise<ValueError>("BertConfig: \"", key, "\" in ", source, " must be ", want, ", got ", got);
@@ -55,13 +36,13 @@ bool as_int64(const Value& v, int64_t& out) {
 int64_t read_int(const Value& v, const std::string& key, const std::string& source, int64_t min) {
   int64_t n = 0;
   const std::string want = min == 0 ? "a non-negative integer" : "a positive integer";
-  if (!as_int64(v, n)) bad(key, source, want, shown(v));
-  if (n < min) bad(key, source, want, shown(v));
+  if (!as_int64(v, n)) bad(key, source, want, json::describe(v));
+  if (n < min) bad(key, source, want, json::describe(v));
   return n;
 }
 
 double read_number(const Value& v, const std::string& key, const std::string& source) {
-  if (v.type != Value::Type::Number) bad(key, source, "a number", shown(v));
+  if (v.type != Value::Type::Number) bad(key, source, "a number", json::describe(v));
   return std::strtod(v.text.c_str(), nullptr);
 }
 
@@ -79,7 +60,7 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
     raise<IOError>("BertConfig: ", source, " is not valid JSON: ", e.what());
   }
   if (root.type != Value::Type::Object)
-    raise<ValueError>("BertConfig: ", source, " must hold a JSON object, got ", shown(root));
+    raise<ValueError>("BertConfig: ", source, " must hold a JSON object, got ", json::describe(root));
   BertConfig c;
   for (const auto& [key, v] : root.members) {
     if (key == "vocab_size") {
@@ -97,7 +78,7 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
     } else if (key == "type_vocab_size") {
       c.type_vocab_size = read_int(v, key, source, 1);
     } else if (key == "hidden_act") {
-      if (v.type != Value::Type::String) bad(key, source, "a string", shown(v));
+      if (v.type != Value::Type::String) bad(key, source, "a string", json::describe(v));
       c.hidden_act = v.text;
     } else if (key == "hidden_dropout_prob") {
       c.hidden_dropout_prob = read_number(v, key, source);
@@ -114,16 +95,16 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
       } else if (as_int64(v, id)) {
         c.pad_token_id = id;
       } else {
-        bad(key, source, "an integer or null", shown(v));
+        bad(key, source, "an integer or null", json::describe(v));
       }
     } else if (key == "model_type") {
       if (v.type != Value::Type::String || v.text != "bert")
-        bad(key, source, "\"bert\" (the only model Ember's Bert reads)", shown(v));
+        bad(key, source, "\"bert\" (the only model Ember's Bert reads)", json::describe(v));
     } else if (key == "position_embedding_type") {
       if (v.type != Value::Type::String || v.text != "absolute")
-        bad(key, source, "\"absolute\" (relative position embeddings are not supported)", shown(v));
+        bad(key, source, "\"absolute\" (relative position embeddings are not supported)", json::describe(v));
     } else if (key == "is_decoder" || key == "add_cross_attention") {
-      if (v.type != Value::Type::Bool) bad(key, source, "a boolean", shown(v));
+      if (v.type != Value::Type::Bool) bad(key, source, "a boolean", json::describe(v));
       if (v.boolean) bad(key, source, "false (Ember's Bert is an encoder only)", "true");
     }
   }

@@ -50,8 +50,10 @@ const std::vector<std::string>& corpus() {
   return texts;
 }
 
-// Runs one configuration of tokenizer_expected.txt; returns the rows it compared.
-size_t check_config(const std::string& config) {
+// Runs one configuration of tokenizer_expected.txt; returns the rows it compared. The
+// tokenizer is made from tokenizer_vocab.txt with the configuration's case, or read by
+// BertTokenizer::from_pretrained from pretrained_dir (a fixture folder) when one is named.
+size_t check_config(const std::string& config, const std::string& pretrained_dir = "") {
   const std::vector<std::string>& texts = corpus();
   const std::vector<std::string> expected = lines_of(fixture("tokenizer_expected.txt"));
   EXPECT_FALSE(expected.empty());
@@ -62,7 +64,10 @@ size_t check_config(const std::string& config) {
   const bool pairs = config.rfind("pair", 0) == 0;
   data::BertTokenizerOptions topt;
   topt.do_lower_case = config.find("lower") != std::string::npos;
-  const data::BertTokenizer tok(fixture("tokenizer_vocab.txt"), topt);
+  const data::BertTokenizer tok = pretrained_dir.empty()
+                                      ? data::BertTokenizer(fixture("tokenizer_vocab.txt"), topt)
+                                      : data::BertTokenizer::from_pretrained(fixture(pretrained_dir));
+  EXPECT_EQ(tok.options().do_lower_case, topt.do_lower_case) << pretrained_dir;
   data::EncodeOptions eopt;
   eopt.max_length = max_length;
   eopt.truncation = true;
@@ -135,6 +140,16 @@ TEST(BertTokenizerParity, SingleLinesLowerCasedPaddedToMaxLength) {
 
 TEST(BertTokenizerParity, SingleLinesCasedPaddedToMaxLength) {
   EXPECT_EQ(check_config("single_cased"), corpus().size());
+}
+
+// A checkpoint's tokenizer files (tests/parity/make_sentence_fixtures.py writes them from the
+// same vocabulary and checks that transformers' AutoTokenizer gives the corpus rows above).
+TEST(BertTokenizerParity, FromPretrainedCasedVocabAndConfigMatchTransformers) {
+  EXPECT_EQ(check_config("single_cased", "tokenizer_cased"), corpus().size());
+}
+
+TEST(BertTokenizerParity, FromPretrainedTokenizerJsonAloneMatchesTransformers) {
+  EXPECT_EQ(check_config("single_lower", "tokenizer_uncased_json"), corpus().size());
 }
 
 TEST(BertTokenizerParity, PairsLowerCasedPaddedToTheLongest) {
