@@ -11,6 +11,7 @@
 // ready models sit above nn and data: this one uses data's BertTokenizer.
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,10 @@ class EMBER_API SentenceEncoder {
   /// to their longest text, without autograd. ValueError for batch_size 0 and for a text that
   /// is not UTF-8 (naming texts[i]). May run on several threads at once.
   Tensor encode(const std::vector<std::string>& texts, const SentenceEncodeOptions& options = {}) const;
+  /// encode({"a", "b"}): a braced list is a list of texts (not std::string's iterator pair).
+  Tensor encode(std::initializer_list<std::string> texts, const SentenceEncodeOptions& options = {}) const {
+    return encode(std::vector<std::string>(texts), options);
+  }
   /// One text: [dimension()].
   Tensor encode(const std::string& text) const;
 

@@ -152,9 +152,9 @@ TEST(SentenceEncoder, ErrorsNameTheFileOrTheText) {
   const auto encoder = SentenceEncoder::from_pretrained(tiny());
   nn::models::SentenceEncodeOptions zero;
   zero.batch_size = 0;
-  EXPECT_THROW_MSG(encoder->encode(std::vector<std::string>{"a"}, zero), ValueError,
+  EXPECT_THROW_MSG(encoder->encode({"a"}, zero), ValueError,
                    "SentenceEncoder.encode: batch_size must be positive");
-  EXPECT_THROW_MSG(encoder->encode(std::vector<std::string>{"fine", "bad \xff byte"}), ValueError,
+  EXPECT_THROW_MSG(encoder->encode({"fine", "bad \xff byte"}), ValueError,
                    "SentenceEncoder.encode: texts[1]: BertTokenizer.encode: invalid UTF-8 at byte 4");
   TempDir dir;
   dir.copy_from(tiny());
