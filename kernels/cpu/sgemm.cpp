@@ -90,10 +90,13 @@ void pack_panel(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t 
   pack_panel_elementwise(dst + kk0 * kNr, b + kk0 * b_rs, b_rs, b_cs, kc - kk0, nn);
 }
 
-// c[r * ldc + 0..16) for r < Rows = start + sum over kk < kc of A(r, kk) * panel[kk].
-template <int Rows>
+// c[r * ldc + 0..16) for r < Rows = start + sum over kk < kc of A(r, kk) * panel[kk]. With
+// Stream, the block also fetches lines of the next panel from `ahead` on, one every `every`
+// depths (the row blocks of a panel share its lines): the next panel arrives while this one is
+// computed, the memory busy through every block, a few misses in flight, never a burst.
+template <int Rows, bool Stream = false>
 void block(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t kc,
-           Start start, const float* bias) {
+           Start start, const float* bias, const char* ahead = nullptr, int64_t every = 1) {
   __m256 acc[Rows][2];
 #pragma GCC unroll 6
   for (int r = 0; r < Rows; ++r) {
@@ -108,8 +111,14 @@ void block(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, co
       acc[r][1] = _mm256_setzero_ps();
     }
   }
+  int64_t countdown = 0;
 #pragma GCC unroll 4
   for (int64_t kk = 0; kk < kc; ++kk) {
+    if (Stream && --countdown < 0) {
+      _mm_prefetch(ahead, _MM_HINT_T0);
+      ahead += 64;
+      countdown = every - 1;
+    }
     const __m256 b0 = _mm256_loadu_ps(panel + kk * kNr);
     const __m256 b1 = _mm256_loadu_ps(panel + kk * kNr + 8);
     const float* ak = a + kk * a_cs;
@@ -128,9 +137,12 @@ void block(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, co
 }
 
 using BlockFn = void (*)(float*, int64_t, const float*, int64_t, int64_t, const float*, int64_t, Start,
-                         const float*);
+                         const float*, const char*, int64_t);
 constexpr BlockFn kBlocks[kMr + 1] = {nullptr,   &block<1>, &block<2>, &block<3>,
                                       &block<4>, &block<5>, &block<6>};
+constexpr BlockFn kStreamingBlocks[kMr + 1] = {nullptr,         &block<1, true>, &block<2, true>,
+                                               &block<3, true>, &block<4, true>, &block<5, true>,
+                                               &block<6, true>};
 
 // The right operand's next panel, fetched into the cache a part at a time while this panel's
 // row blocks run: a linear's weight is read from memory once per call, and the packing
@@ -138,6 +150,7 @@ constexpr BlockFn kBlocks[kMr + 1] = {nullptr,   &block<1>, &block<2>, &block<3>
 struct NextPanel {
   const char* base = nullptr;                   // none
   int64_t segments = 0, stride = 0, bytes = 0;  // `segments` runs of `bytes` bytes, `stride` apart
+  bool packed = false;                          // a prepacked panel: 64 bytes per depth, in order
 
   // Where the panel of columns [j0, j0 + nn) and depths [k0, k0 + kc) is read from; strided
   // both ways (no unit stride) is not fetched.
@@ -149,8 +162,14 @@ struct NextPanel {
     return {};
   }
 
+  // Where row block `part` of `parts` starts streaming a prepacked panel's lines (each block
+  // takes its share, one line every `parts` depths); null for a strided panel.
+  const char* stream(int64_t part, int64_t parts) const {
+    return packed ? base + part * ((bytes + 63) / 64) / parts * 64 : nullptr;
+  }
+
   void fetch(int64_t part, int64_t parts) const {
-    if (!base) return;
+    if (!base || packed) return;
     const int64_t per_segment = (bytes + 63) / 64, lines = segments * per_segment;
     for (int64_t l = part * lines / parts; l < (part + 1) * lines / parts; ++l)
       _mm_prefetch(base + (l / per_segment) * stride + (l % per_segment) * 64, _MM_HINT_T0);
@@ -174,11 +193,19 @@ int64_t row_blocks(int64_t m) {
 void panel_rows(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* panel,
                 int64_t kc, int64_t m, int64_t nn, Start start, const float* bias, const NextPanel& next) {
   const int64_t blocks = row_blocks(m);
+  // Runs row block `block` (rows [i0, i0 + rows)) into out, fetching its part of the next panel:
+  // streamed through its depths when the panel is prepacked, else fetched up front.
+  const auto run_block = [&](int64_t block, int64_t i0, int64_t rows, float* out, int64_t ld,
+                             const float* b) {
+    const char* ahead = next.stream(block, blocks);
+    next.fetch(block, blocks);
+    (ahead ? kStreamingBlocks : kBlocks)[rows](out, ld, a + i0 * a_rs, a_rs, a_cs, panel, kc, start, b, ahead,
+                                               blocks);
+  };
   if (nn == kNr) {
     for (int64_t i0 = 0, block = 0; i0 < m; ++block) {
       const int64_t rows = block_rows(m - i0);
-      next.fetch(block, blocks);
-      kBlocks[rows](c + i0 * ldc, ldc, a + i0 * a_rs, a_rs, a_cs, panel, kc, start, bias);
+      run_block(block, i0, rows, c + i0 * ldc, ldc, bias);
       i0 += rows;
     }
     return;
@@ -189,11 +216,10 @@ void panel_rows(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_c
     for (int64_t j = 0; j < nn; ++j) bias16[j] = bias[j];
   for (int64_t i0 = 0, block = 0, rows = 0; i0 < m; ++block, i0 += rows) {
     rows = block_rows(m - i0);
-    next.fetch(block, blocks);
     if (start == Start::Output)
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < nn; ++j) scratch[r * kNr + j] = c[(i0 + r) * ldc + j];
-    kBlocks[rows](scratch, kNr, a + i0 * a_rs, a_rs, a_cs, panel, kc, start, bias16);
+    run_block(block, i0, rows, scratch, kNr, bias16);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < nn; ++j) c[(i0 + r) * ldc + j] = scratch[r * kNr + j];
   }
@@ -224,7 +250,7 @@ struct Prepacked {
   const float* at(int64_t j0, int64_t k0) const { return packed + (j0 / kNr) * kNr * k + k0 * kNr; }
   const float* panel(int64_t j0, int64_t k0, int64_t, int64_t) const { return at(j0, k0); }
   NextPanel next(int64_t j0, int64_t k0, int64_t kc, int64_t) const {
-    return {reinterpret_cast<const char*>(at(j0, k0)), 1, 0, kc * kNr * 4};
+    return {reinterpret_cast<const char*>(at(j0, k0)), 1, 0, kc * kNr * 4, true};
   }
 };
 
