@@ -9,7 +9,9 @@
 //   sentence_batch1/<model>/threads:<n>        bench/text/sentences.txt's 200 sentences one at a time
 //                                              (an iteration is all 200; items: sentences)
 //   sentence_batch32/<model>/threads:<n>       the same sentences sorted by length, in batches of
-//                                              32 padded to their longest (SentenceEncoder's order)
+//                                              32 padded to their longest (SentenceEncoder's order),
+//                                              the padding skipped (Bert::set_skip_padding)
+//   sentence_batch32_padded/<model>/threads:<n>  the same computing the padding, as the peers do
 // The sentences' ids need MiniLM's tokenizer: without MINILM_DIR the sentence rows are not
 // registered (the fixed-length ones are). real_gflops counts the encoder's multiply-adds x 2.
 #include <benchmark/benchmark.h>
@@ -115,8 +117,10 @@ std::vector<Batch> batches(size_t size) {
   return out;
 }
 
-void BM_Sentences(benchmark::State& state, std::string model, size_t batch_size, int threads) {
+void BM_Sentences(benchmark::State& state, std::string model, size_t batch_size, int threads,
+                  bool skip_padding) {
   const auto bert = make_model(model);
+  bert->set_skip_padding(skip_padding);
   const std::vector<Batch> work = batches(batch_size);
   std::vector<int64_t> lengths;
   for (const auto& ids : sentence_ids()) lengths.push_back(static_cast<int64_t>(ids.size()));
@@ -142,11 +146,13 @@ const bool registered = [] {
             ->Unit(benchmark::kMicrosecond);
       if (!minilm_dir()) continue;
       benchmark::RegisterBenchmark(("sentence_batch1/" + model + t).c_str(), BM_Sentences, model, size_t{1},
-                                   threads)
+                                   threads, false)
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("sentence_batch32/" + model + t).c_str(), BM_Sentences, model, size_t{32},
-                                   threads)
-          ->Unit(benchmark::kMillisecond);
+      for (bool skip : {true, false})
+        benchmark::RegisterBenchmark(
+            ((skip ? "sentence_batch32/" : "sentence_batch32_padded/") + model + t).c_str(), BM_Sentences,
+            model, size_t{32}, threads, skip)
+            ->Unit(benchmark::kMillisecond);
     }
   return true;
 }();

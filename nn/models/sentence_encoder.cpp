@@ -132,6 +132,9 @@ SentenceEncoder::SentenceEncoder(std::shared_ptr<Bert> bert_model, data::BertTok
   if (max_seq_length == 0) raise<ValueError>("SentenceEncoder: max_seq_length must be positive");
   if (pooling.modes.empty()) raise<ValueError>("SentenceEncoder: the pooling has no mode");
   bert->eval();
+  // Batches sorted by length still pad their shorter texts: computing only the real tokens was
+  // 10-25 % faster for batches of 32 short sentences (bench/README.md, "Sentence encoders").
+  bert->set_skip_padding(true);
 }
 
 int64_t SentenceEncoder::dimension() const {

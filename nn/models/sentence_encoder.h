@@ -47,7 +47,8 @@ class EMBER_API SentenceEncoder {
   static std::shared_ptr<SentenceEncoder> from_pretrained(const std::string& dir,
                                                           std::optional<Device> device = std::nullopt);
 
-  /// A model from its parts (bert is put in eval mode). ValueError when max_seq_length is 0.
+  /// A model from its parts (bert is put in eval mode and skips padding: Bert::set_skip_padding).
+  /// ValueError when max_seq_length is 0.
   SentenceEncoder(std::shared_ptr<Bert> bert, data::BertTokenizer tokenizer, SentencePooling pooling,
                   bool normalize, size_t max_seq_length);
 
