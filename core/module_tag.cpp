@@ -30,7 +30,7 @@ const ModuleTag* ModuleTag::walk_up(Visit visit) const {
     {
       std::lock_guard<std::mutex> lock(cur->parent_mutex_);
       up = cur->parent_.lock();
-      if (up) visit(cur->name_in_parent_);
+      if (up) visit(*up, cur->name_in_parent_);
     }
     if (!up) return cur;  // no cycles: register_module refuses them
     held = std::move(up);
@@ -39,17 +39,23 @@ const ModuleTag* ModuleTag::walk_up(Visit visit) const {
 }
 
 std::string ModuleTag::root_type_name() const {
-  return walk_up([](const std::string&) {})->type_name_;
+  return walk_up([](const ModuleTag&, const std::string&) {})->type_name_;
 }
 
 std::string ModuleTag::path() const {
   std::string path;
-  walk_up([&](const std::string& name) { path = path.empty() ? name : name + "." + path; });
+  walk_up([&](const ModuleTag&, const std::string& name) { path = path.empty() ? name : name + "." + path; });
   return path;
 }
 
 void ModuleTag::mark_moved() {
   if (!moved_.exchange(true)) g_alive_moved.fetch_add(1);
+  walk_up([](const ModuleTag& parent, const std::string&) { parent.part_moved_.store(true); });
+}
+
+bool ModuleTag::root_partly_moved() const {
+  const ModuleTag* root = walk_up([](const ModuleTag&, const std::string&) {});
+  return !root->moved() && root->part_moved_.load();
 }
 
 bool ModuleTag::any_alive_moved() { return g_alive_moved.load() > 0; }

@@ -31,22 +31,27 @@ class EMBER_API ModuleTag {
   /// from the root.
   std::string path() const;
 
-  /// Records that to(device) moved the module (directly or through a parent).
+  /// Records that to(device) moved the module (directly or through a parent), and in each
+  /// module above it that a part of it was moved.
   void mark_moved();
   bool moved() const { return moved_.load(); }
+  /// Whether the outermost module above this one (this one when it has none) was not moved
+  /// itself while to(device) moved a module inside it: the model forgotten, its sub-model moved.
+  bool root_partly_moved() const;
   /// Whether a module that to(device) moved is alive now, in this process. A device mismatch
   /// on a tensor of a never-moved module names that module only then: otherwise nothing was
   /// moved and the generic "model.to(device)" advice fits.
   static bool any_alive_moved();
 
  private:
-  // Calls visit(name in parent) from this tag up to the root; returns the root.
+  // Calls visit(parent, name in parent) from this tag up to the root; returns the root.
   template <class Visit>
   const ModuleTag* walk_up(Visit visit) const;
 
   const std::string type_name_;
   std::atomic<bool> moved_{false};
-  mutable std::mutex parent_mutex_;  // registration and error messages may run on two threads
+  mutable std::atomic<bool> part_moved_{false};  // a module below this one was moved
+  mutable std::mutex parent_mutex_;              // registration and error messages may run on two threads
   std::weak_ptr<const ModuleTag> parent_;
   std::string name_in_parent_;
 };

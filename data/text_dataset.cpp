@@ -141,10 +141,10 @@ std::pair<TextClassificationDataset, TextClassificationDataset> train_test_split
   if (!(test_fraction > 0 && test_fraction < 1))
     raise<ValueError>("train_test_split: test_fraction must be in (0, 1), got ", test_fraction);
   const size_t n = dataset.size();
-  // ceil as scikit-learn's train_test_split; the epsilon keeps 0.3 * 10 (3.0000000000000004)
-  // at 3.
-  const size_t n_test =
-      std::min(n, static_cast<size_t>(std::ceil(test_fraction * static_cast<double>(n) - 1e-9)));
+  // ceil as scikit-learn's train_test_split; a relative epsilon keeps 0.3 * 10
+  // (3.0000000000000004) at 3 and still gives a tiny fraction its one example.
+  const double exact = test_fraction * static_cast<double>(n);
+  const size_t n_test = std::min(n, static_cast<size_t>(std::ceil(exact * (1 - 1e-12))));
   const std::vector<int64_t> order = shuffled_indices(n, seed, 0);
   std::vector<bool> in_test(n, false);
   for (size_t k = 0; k < n_test; ++k) in_test[static_cast<size_t>(order[k])] = true;

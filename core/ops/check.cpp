@@ -16,6 +16,11 @@ std::string owner_hint(const Tensor& t) {
   if (t.name().empty()) return "";
   const auto owner = detail::TensorImplAccess::owner(t);
   if (!owner || owner->moved() || !ModuleTag::any_alive_moved()) return "";
+  // The model itself forgotten while a sub-model of it was moved: registering is no fix.
+  if (owner->root_partly_moved())
+    return detail::concat(
+        t.name(), " belongs to ", owner->root_type_name(),
+        ", of which to(device) moved only a part: move the whole model with model.to(device)");
   return detail::concat(
       t.name(), " belongs to ", owner->root_type_name(),
       ", a module that to(device) never moved while another module was moved: register it "
@@ -84,6 +89,12 @@ void check_same_dtype(const char* op, const char* list_name, const std::vector<T
 void check_dtype(const char* op, const Arg& a, DType expected) {
   if (a.tensor.dtype() != expected)
     raise<DTypeError>("dtype mismatch in ", op, ": ", a.name, " must be ", dtype_name(expected), ", got ",
+                      dtype_name(a.tensor.dtype()));
+}
+
+void check_index_dtype(const char* op, const Arg& a) {
+  if (a.tensor.dtype() != kInt64 && a.tensor.dtype() != kInt32)
+    raise<DTypeError>("dtype mismatch in ", op, ": ", a.name, " must be int64 or int32, got ",
                       dtype_name(a.tensor.dtype()));
 }
 

@@ -27,6 +27,9 @@ EMBER_API void check_same_dtype(const char* op, std::initializer_list<Arg> args)
 EMBER_API void check_same_dtype(const char* op, const char* list_name, const std::vector<Tensor>& tensors);
 /// DTypeError "dtype mismatch in <op>: <arg> must be <expected>, got <actual>".
 EMBER_API void check_dtype(const char* op, const Arg& arg, DType expected);
+/// DTypeError "dtype mismatch in <op>: <arg> must be int64 or int32, got <actual>": indices
+/// (index_select, gather, embedding take int32 token ids too, widened to int64).
+EMBER_API void check_index_dtype(const char* op, const Arg& arg);
 /// DTypeError "dtype mismatch in <op>: <arg> must be float32 or float64, got <actual>".
 EMBER_API void check_floating(const char* op, const Arg& arg);
 /// ValueError "<op>: <arg> is an undefined tensor" for a missing required tensor.

@@ -47,7 +47,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   check_same_device(op, {{"indices", indices}, {"weight", weight}});
   // int32 token ids are accepted, as PyTorch does: widened to int64.
   if (indices.dtype() == kInt32) return embedding(indices.to(kInt64), weight, padding_idx);
-  check_dtype(op, {"indices", indices}, kInt64);
+  check_index_dtype(op, {"indices", indices});
   check_floating(op, {"weight", weight});
   check_ndim(op, {"weight", weight}, 2);
   const int64_t num = weight.size(0);

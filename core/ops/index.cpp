@@ -128,7 +128,7 @@ Tensor index_select(const Tensor& input, int64_t dim, const Tensor& index) {
   check_same_device(op, {{"input", input}, {"index", index}});
   // int32 indices (as tokenizers give them) are accepted, as PyTorch does: widened to int64.
   if (index.dtype() == kInt32) return index_select(input, dim, index.to(kInt64));
-  check_dtype(op, {"index", index}, kInt64);
+  check_index_dtype(op, {"index", index});
   if (index.dim() > 1)
     raise<ShapeError>("index_select: index must be 1-D, got shape ", shape_str(index.shape()));
   if (input.dim() == 0) {
@@ -154,7 +154,7 @@ Tensor gather(const Tensor& input, int64_t dim, const Tensor& index) {
   check_defined(op, {{"input", input}, {"index", index}});
   check_same_device(op, {{"input", input}, {"index", index}});
   if (index.dtype() == kInt32) return gather(input, dim, index.to(kInt64));  // as index_select
-  check_dtype(op, {"index", index}, kInt64);
+  check_index_dtype(op, {"index", index});
   if (index.dim() != input.dim())
     raise<ShapeError>("shape mismatch in gather: index ", shape_str(index.shape()),
                       " must have as many dims as input ", shape_str(input.shape()));

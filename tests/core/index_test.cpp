@@ -100,7 +100,7 @@ TEST(Index, Errors) {
   EXPECT_THROW_LINE(index_select(x, 1, tensor({-1}, kInt64)), IndexError,
                     "index_select: index -1 is out of range for dim 1 of size 4");
   EXPECT_THROW_LINE(index_select(x, 0, tensor({0}, kFloat32)), DTypeError,
-                    "dtype mismatch in index_select: index must be int64, got float32");
+                    "dtype mismatch in index_select: index must be int64 or int32, got float32");
   EXPECT_THROW_LINE(index_select(x, 0, zeros({1, 1}, kInt64)), ShapeError,
                     "index_select: index must be 1-D, got shape [1, 1]");
   EXPECT_THROW_LINE(index_select(x, 2, tensor({0}, kInt64)), IndexError,
@@ -112,5 +112,5 @@ TEST(Index, Errors) {
   EXPECT_THROW_LINE(gather(x, 0, zeros({2, 5}, kInt64)), ShapeError,
                     "shape mismatch in gather: index [2, 5] is larger than input [3, 4] in dim 1");
   EXPECT_THROW_LINE(gather(x, 0, zeros({1, 1}, kFloat64)), DTypeError,
-                    "dtype mismatch in gather: index must be int64, got float64");
+                    "dtype mismatch in gather: index must be int64 or int32, got float64");
 }

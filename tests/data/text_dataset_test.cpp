@@ -143,6 +143,9 @@ TEST(TrainTestSplit, DeterministicAndSeeded) {
   EXPECT_EQ(a.second.size(), 3u);  // ceil(0.3 * 10), not 4 from 3.0000000000000004
   EXPECT_EQ(a.first.size(), 7u);
   EXPECT_EQ(train_test_split(ds, 0.25, 7).second.size(), 3u);  // ceil(2.5)
+  // A tiny fraction still gives ceil(> 0) = 1 example (an absolute epsilon gave 0).
+  EXPECT_EQ(train_test_split(ds, 1e-11, 7).second.size(), 1u);
+  EXPECT_EQ(train_test_split(ds, 1e-11, 7).first.size(), 9u);
   // The test set is the permutation's first three, in the dataset's order.
   std::vector<int64_t> first3 = shuffled_indices(10, 7, 0);
   first3.resize(3);

@@ -62,7 +62,7 @@ TEST(Embedding, BadIndicesAndArgumentsAreTypedErrors) {
   EXPECT_THROW_LINE(embedding(from_vector(std::vector<int64_t>{-1, 3}), weight), IndexError,
                     "embedding: index -1 is out of range for 10 embeddings");
   EXPECT_THROW_MSG(embedding(tensor({1, 2}, kFloat32), weight), DTypeError,
-                   "dtype mismatch in embedding: indices must be int64, got float32");
+                   "dtype mismatch in embedding: indices must be int64 or int32, got float32");
   EXPECT_THROW_MSG(embedding(from_vector(std::vector<int64_t>{0}), weight, 10), ValueError,
                    "embedding: padding_idx must be within num_embeddings (10), got 10");
   EXPECT_THROW_MSG(nn::Embedding(3, 2, 3), ValueError,

@@ -48,6 +48,30 @@ TEST(Pitfalls, UnregisteredSubModelLeftBehindIsNamedWithItsRootModule) {
   EXPECT_EQ(model(x).shape(), (Shape{3, 2}));
 }
 
+// The other way round: the sub-model moved, the model that holds it (registered) forgotten.
+struct Registered : nn::Module {
+  Registered() : Module("Registered") {
+    encoder = register_module("encoder", std::make_shared<Encoder>());
+    head = register_module("head", std::make_shared<nn::Linear>(4, 2));
+  }
+  Tensor forward(const Tensor& x) override { return head->forward((*encoder)(x)); }
+  std::shared_ptr<Encoder> encoder;
+  std::shared_ptr<nn::Linear> head;
+};
+
+TEST(Pitfalls, RootModelForgottenWhileItsSubModelMovedIsToldToMoveTheModel) {
+  test::EmulatedCuda emu(1);
+  Registered model;
+  model.encoder->to("cuda:0");
+  EXPECT_THROW_LINE(
+      model(randn({3, 4}, Device::cuda(0))), DeviceMismatchError,
+      "tensors on different devices: linear got input on cuda:0 and weight (head.weight) on cpu; "
+      "head.weight belongs to Registered, of which to(device) moved only a part: move the whole "
+      "model with model.to(device)");
+  model.to("cuda:0");
+  EXPECT_EQ(model(randn({3, 4}, Device::cuda(0))).shape(), (Shape{3, 2}));
+}
+
 TEST(Pitfalls, ModelNeverMovedGetsTheGenericHint) {
   test::EmulatedCuda emu(1);
   Classifier model(std::make_shared<Encoder>());
