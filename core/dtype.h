@@ -42,8 +42,15 @@ constexpr bool is_floating(DType t) { return t == DType::Float32 || t == DType::
 EMBER_API const char* dtype_name(DType t);
 EMBER_API std::ostream& operator<<(std::ostream& os, DType t);
 
+/// The dtype of a C++ element type: float, double, int64_t, int32_t (int), uint8_t or bool.
 template <class T>
-struct dtype_of;
+struct dtype_of {
+  // Reached by from_vector, data_ptr or item of another type (std::string, a nested vector):
+  // one readable line instead of an incomplete-type error.
+  static_assert(sizeof(T) == 0,
+                "Ember tensors hold float, double, int64_t, int32_t, uint8_t or bool: for text use "
+                "data::BertTokenizer (token ids), for numbers written as text data::parse_values");
+};
 template <>
 struct dtype_of<float> {
   static constexpr DType value = DType::Float32;

@@ -1,6 +1,6 @@
 #pragma once
 // parse_values: numbers written as text ("1,0,1" from a label file) as a 1-D tensor. C++ has
-// no run-time twin of the seeds' "a Python list where a tensor was needed", but text that
+// no run-time twin of a Python program's "a list where a tensor was needed", but text that
 // should have been a tensor is the same mistake; this turns it into one, or says which token
 // is wrong.
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The collate of a text classifier, as the notes' collate_fn: tokenizes a batch's texts with
+// The collate of a text classifier, as a PyTorch collate_fn would: tokenizes a batch's texts with
 // a BertTokenizer, padding per batch, stacks the labels and can move the batch to a device.
 #include <memory>
 #include <optional>

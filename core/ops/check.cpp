@@ -8,7 +8,7 @@ namespace ember {
 namespace {
 constexpr const char* kMoveHint = "move the model with model.to(device) or the input with input.to(device)";
 
-// The seeds' pitfall: a sub-model created outside, used inside forward, never registered, so
+// A common pitfall: a sub-model created outside, used inside forward, never registered, so
 // model.to(device) left it behind. When a registered tensor's module was never moved while
 // some module was, name the module instead of giving the generic hint. However forward was
 // reached (call operator, forward(...) directly, several inputs), the tags say the same.

@@ -45,6 +45,11 @@ Tensor class_loss(const char* name, const Tensor& input_in, const Tensor& target
   check_defined(name, {{"input", input_in}, {"target", target_in}});
   check_same_device(name, {{"input", input_in}, {"target", target_in}});
   check_floating(name, {"input", input_in});
+  // Labels from a std::vector<int> are int32: say how to get int64, which PyTorch also requires.
+  if (target_in.dtype() == kInt32)
+    raise<DTypeError>("dtype mismatch in ", name,
+                      ": target must be int64, got int32 (class labels are int64: "
+                      "target.to(kInt64), or from_vector of int64_t values)");
   check_dtype(name, {"target", target_in}, kInt64);
   const bool single = input_in.dim() == 1;
   if (input_in.dim() != 2 && !single)

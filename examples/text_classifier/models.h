@@ -11,7 +11,7 @@ namespace ember::examples {
 
 /// How a sequence's last hidden states become the classifier's input.
 enum class Pooling {
-  Cls,   // the [CLS] token's state (the notes' and transformers' choice)
+  Cls,   // the [CLS] token's state (transformers' choice)
   Mean,  // the mean over the real tokens: what a BERT pretrained without a sentence-level
          // objective (this example's masked-LM pretraining) carries sentence meaning in
 };

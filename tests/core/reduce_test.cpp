@@ -166,6 +166,11 @@ TEST(Loss, CrossEntropyNllAndMseByHand) {
   EXPECT_TRUE(values_near(mse_loss(tensor({1, 2}, kFloat32), tensor({2, 4}, kFloat32)), {2.5}, {}));
   EXPECT_THROW_LINE(cross_entropy(logits, tensor({2, 0}, kFloat32)), DTypeError,
                     "dtype mismatch in cross_entropy: target must be int64, got float32");
+  // Labels from a std::vector<int> are int32: the message says how to cast.
+  EXPECT_THROW_LINE(
+      cross_entropy(logits, from_vector(std::vector<int>{2, 0})), DTypeError,
+      "dtype mismatch in cross_entropy: target must be int64, got int32 (class labels are int64: "
+      "target.to(kInt64), or from_vector of int64_t values)");
   EXPECT_THROW_MSG(cross_entropy(logits, tensor({3, 0}, kInt64)), IndexError,
                    "cross_entropy: target 3 is out of range for 3 classes");
   EXPECT_THROW_MSG(nll_loss(logits, tensor({-1, 0}, kInt64)), IndexError,

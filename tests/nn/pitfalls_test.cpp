@@ -1,4 +1,4 @@
-// The seeds' pitfalls of moving training from CPU to GPU, on the emulated device: a sub-model
+// The common pitfalls of moving training from CPU to GPU, on the emulated device: a sub-model
 // held but never registered is named when model.to(device) leaves it behind, parameters are
 // found by their dotted names, and errors say their kind.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@ using namespace ember;
 
 namespace {
 
-// The seeds' BERT case: the encoder is created outside and used inside forward, but never
+// The BERT case: the encoder is created outside and used inside forward, but never
 // registered, so model.to(device) does not move it.
 struct Encoder : nn::Module {
   Encoder() : Module("Encoder") { proj = register_module("proj", std::make_shared<nn::Linear>(4, 4)); }
@@ -176,7 +176,7 @@ TEST(Pitfalls, AnEmbeddingOutOfRangeNamesItsTable) {
 }
 
 TEST(Pitfalls, TheNotesFrozenBertLeftOnTheCpuIsNamed) {
-  // The notes' frozen pattern with the encoder's move forgotten: the head and the batch are on
+  // The frozen-encoder pattern with the encoder's move forgotten: the head and the batch are on
   // cuda:0, the pretrained Bert (not registered anywhere) stayed on the CPU. README, "The text
   // classifier", quotes this message.
   test::EmulatedCuda emu(1);
