@@ -74,13 +74,6 @@ size_t read_count(const Value& v, const Where& w) {
   bad(w, "a non-negative integer", v);
 }
 
-Value read_object(const std::string& path) {
-  Value root = nn::json::parse_file(path, kOp);
-  if (root.type != Value::Type::Object)
-    raise<ValueError>(kOp, ": ", path, " must hold a JSON object, got ", nn::json::describe(root));
-  return root;
-}
-
 // The special tokens a tokenizer_config.json or special_tokens_map.json names.
 void read_special_tokens(const Value& root, const std::string& file, BertTokenizerOptions& o) {
   const std::pair<const char*, std::string*> tokens[] = {{"unk_token", &o.unk_token},
@@ -94,7 +87,7 @@ void read_special_tokens(const Value& root, const std::string& file, BertTokeniz
 }
 
 void read_tokenizer_config(const std::string& file, BertTokenizerOptions& o) {
-  const Value root = read_object(file);
+  const Value root = nn::json::parse_object_file(file, kOp);
   if (const Value* v = root.find("tokenizer_class"); v && v->type == Value::Type::String) {
     const std::string& c = v->text;
     if (c != "BertTokenizer" && c != "BertTokenizerFast")
@@ -119,7 +112,7 @@ void read_tokenizer_config(const std::string& file, BertTokenizerOptions& o) {
 
 // tokenizer.json: the normalizer's and the WordPiece model's options, and the vocabulary.
 std::vector<std::string> read_tokenizer_json(const std::string& file, BertTokenizerOptions& o) {
-  const Value root = read_object(file);
+  const Value root = nn::json::parse_object_file(file, kOp);
   const auto typed = [&](const char* key, const char* type) -> const Value* {
     const Value* v = root.find(key);
     if (!v || v->type == Value::Type::Null) return nullptr;
@@ -199,7 +192,7 @@ BertTokenizer BertTokenizer::from_pretrained(const std::string& dir) {
   }
   if (const std::string f = path("tokenizer_config.json"); exists(f)) read_tokenizer_config(f, o);
   if (const std::string f = path("special_tokens_map.json"); exists(f))
-    read_special_tokens(read_object(f), f, o);
+    read_special_tokens(nn::json::parse_object_file(f, kOp), f, o);
   if (tokens.empty()) return BertTokenizer(vocab_file, std::move(o));
   return BertTokenizer(std::move(tokens), std::move(o));
 }

@@ -335,6 +335,13 @@ Value parse_file(const std::string& path, const char* what) {
   }
 }
 
+Value parse_object_file(const std::string& path, const char* what) {
+  Value root = parse_file(path, what);
+  if (root.type != Value::Type::Object)
+    raise<ValueError>(what, ": ", path, " must hold a JSON object, got ", describe(root));
+  return root;
+}
+
 std::string describe(const Value& v) {
   switch (v.type) {
     case Value::Type::Null:

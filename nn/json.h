@@ -35,6 +35,9 @@ EMBER_API Value parse(const std::string& text);
 /// The JSON file at path, parsed: IOError "<what>: <path> is not valid JSON: invalid JSON at
 /// byte N: why", or read_file's IOError when it cannot be read.
 EMBER_API Value parse_file(const std::string& path, const char* what);
+/// parse_file of a file that must hold an object (a config file): ValueError "<what>: <path> must
+/// hold a JSON object, got <describe(value)>" otherwise.
+EMBER_API Value parse_object_file(const std::string& path, const char* what);
 /// s as a JSON string literal, quotes included (control characters escaped).
 EMBER_API std::string quote(const std::string& s);
 /// A value as an error message shows it: numbers and strings as written, null, true and false,

@@ -87,9 +87,7 @@ Layout read_modules(const std::string& dir) {
 std::optional<size_t> read_max_seq_length(const std::string& folder) {
   const std::string file = in(folder, "sentence_bert_config.json");
   if (!exists(file)) return std::nullopt;
-  const Value root = json::parse_file(file, kOp);
-  if (root.type != Value::Type::Object)
-    raise<ValueError>(kOp, ": ", file, " must hold a JSON object, got ", json::describe(root));
+  const Value root = json::parse_object_file(file, kOp);
   if (const Value* v = root.find("do_lower_case"); v && v->type == Value::Type::Bool && v->boolean)
     raise<ValueError>(
         kOp, ": \"do_lower_case\" true in ", file,

@@ -69,9 +69,7 @@ const char* pooling_mode_name(PoolingMode mode) {
 }
 
 SentencePooling SentencePooling::from_json_file(const std::string& path) {
-  const Value root = json::parse_file(path, "SentencePooling");
-  if (root.type != Value::Type::Object)
-    raise<ValueError>("SentencePooling: ", path, " must hold a JSON object, got ", json::describe(root));
+  const Value root = json::parse_object_file(path, "SentencePooling");
   SentencePooling p;
   p.modes.clear();
   if (const Value* v = root.find("pooling_mode")) {
