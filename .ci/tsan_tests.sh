@@ -13,11 +13,11 @@ cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
 BUILD=${BUILD:-build-tsan}
 # Suites that start threads: autograd across threads, the CPU thread pool, the DataLoader's
-# workers, grad mode per thread, one Bert serving several inference threads. Not the fork
+# workers, grad mode per thread, one Bert serving several inference threads, linear weights packed beside serving threads. Not the fork
 # tests (tests/kernels/fork_test.cpp): TSan cannot start threads in the child of a
 # multi-threaded fork, and those run in every other stage.
-FILTER='AutogradThreads.*:ThreadPool*.*:DataLoader*.*:Autograd.NoGradGuardAndDetach:BertInferenceThreads.*'
-MIN_TESTS=27
+FILTER='AutogradThreads.*:ThreadPool*.*:DataLoader*.*:Autograd.NoGradGuardAndDetach:BertInferenceThreads.*:LinearPackThreads.*'
+MIN_TESTS=28
 # .ci/run's sanitizer optimisation (-O1, line tables) unless run alone.
 OPT=${SANITIZER_OPT_FLAGS:-"-O1 -gline-tables-only -DNDEBUG"}
 

@@ -131,3 +131,14 @@ add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${EMBER_CODEGEN_FLAGS}>")
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-ffp-contract=off>")
 endif()
+
+# The AVX512_BF16 kernel (kernels/cpu/bf16_gemm_avx512.cpp) is compiled for AVX-512 in every
+# x86-64 build, native or portable, and runs only where the CPU reports the instruction at run
+# time (cpu::cpu_has_avx512_bf16). Sets EMBER_AVX512_BF16_FLAGS (empty: the kernel is left out).
+set(EMBER_AVX512_BF16_FLAGS "")
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  check_cxx_compiler_flag("-mavx512f -mavx512bw -mavx512vl -mavx512bf16" EMBER_HAS_AVX512_BF16_FLAGS)
+  if(EMBER_HAS_AVX512_BF16_FLAGS)
+    set(EMBER_AVX512_BF16_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512bf16)
+  endif()
+endif()

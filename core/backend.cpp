@@ -33,7 +33,10 @@ Tensor Backend::contiguous(const Tensor& t) {
   copy(c, t);
   return c;
 }
-Tensor Backend::pack_linear_weight(const Tensor&) { return Tensor(); }
+Tensor Backend::pack_linear_weight(const Tensor&, PackFormat format) {
+  if (format == PackFormat::BFloat16) not_implemented("pack_linear_weight with bfloat16 weights");
+  return Tensor();
+}
 void Backend::linear_packed(const Tensor&, const Tensor&, const Tensor&, const Tensor&) {
   not_implemented("linear_packed");
 }

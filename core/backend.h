@@ -13,6 +13,7 @@
 #include "ember/core/export.h"
 #include "ember/core/memory_stats.h"
 #include "ember/core/op_kinds.h"
+#include "ember/core/ops/linear_pack.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
 
@@ -92,12 +93,15 @@ class EMBER_API Backend {
   /// contiguous; a and b may be transposed views or have batch stride 0; bias [N] or undefined.
   virtual void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias);
   /// A linear's weight [out, in] copied once into the form this backend's GEMM reads fastest,
-  /// for many products x W^T (inference); undefined where that gains nothing (the default:
-  /// cuBLAS reads W in place; on the CPU, dtypes and builds without Ember's sgemm).
-  virtual Tensor pack_linear_weight(const Tensor& weight);
-  /// out [R, out] = x [R, in] W^T (+ bias [out]) from packed = pack_linear_weight(W), with the
-  /// bits of matmul(out, x, W^T, bias). out contiguous; x any 2-D strides, or x and out both
-  /// contiguous with more dims, read as [numel / last dim, last dim] (no views to make).
+  /// for many products x W^T (inference). Float32: undefined where that gains nothing (the
+  /// default: cuBLAS reads W in place; on the CPU, dtypes and builds without Ember's sgemm).
+  /// BFloat16 (a float32 weight, checked by the caller): words of two bfloat16s, int32 (the
+  /// default: NotImplementedError).
+  virtual Tensor pack_linear_weight(const Tensor& weight, PackFormat format);
+  /// out [R, out] = x [R, in] W^T (+ bias [out]) from packed = pack_linear_weight(W, format),
+  /// the format told by packed's dtype (float32 or int32 words of bfloat16s); a float32 pack
+  /// gives the bits of matmul(out, x, W^T, bias). out contiguous; x any 2-D strides, or x and
+  /// out both contiguous with more dims, read as [numel / last dim, last dim] (no views to make).
   virtual void linear_packed(const Tensor& out, const Tensor& x, const Tensor& packed, const Tensor& bias);
 
   // ---- softmax and losses (contiguous [N, C] inputs, class dim last) ----

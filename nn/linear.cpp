@@ -1,6 +1,9 @@
 #include "ember/nn/linear.h"
 
+#include <atomic>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "ember/core/error.h"
 #include "ember/core/ops/factory.h"
@@ -11,7 +14,7 @@
 namespace ember::nn {
 
 Linear::Linear(int64_t in, int64_t out, bool with_bias)
-    : Module("Linear"), in_features(in), out_features(out) {
+    : Module("Linear"), in_features(in), out_features(out), pack_(std::make_unique<Pack>()) {
   if (in < 0 || out < 0)
     raise<ValueError>("Linear: feature counts must be >= 0, got in_features=", in, " out_features=", out);
   weight = register_parameter("weight", empty({out, in}));
@@ -19,38 +22,55 @@ Linear::Linear(int64_t in, int64_t out, bool with_bias)
   reset_parameters();
 }
 
-// The packed weight, and the lock that lets concurrent forwards replace it.
+// The pack in force and the lock that guards it: forwards read it and may replace a stale one,
+// pack_weight swaps it, on any thread. `on` lets a forward of an unpacked Linear skip the lock.
 struct Linear::Pack {
-  std::mutex mutex;
+  std::atomic<bool> on{false};
+  mutable std::mutex mutex;
+  std::optional<PackFormat> format;                 // none: the weight is read as it is
   std::shared_ptr<const LinearWeightPack> current;  // shared: a forward keeps the one it read
+
+  void install(std::optional<PackFormat> f, std::shared_ptr<const LinearWeightPack> pack) {
+    std::lock_guard<std::mutex> lock(mutex);
+    format = f;
+    current = std::move(pack);
+    on = f.has_value();
+  }
 };
 
 Linear::~Linear() = default;
 
 void Linear::reset_parameters() { init::default_layer_init_(weight, bias); }
 
-void Linear::pack_weight(bool on) {
-  if (!on) {
-    pack_.reset();
-    return;
-  }
-  auto pack = std::make_unique<Pack>();
-  pack->current = std::make_shared<const LinearWeightPack>(pack_linear_weight(weight));
-  pack_ = std::move(pack);
+void Linear::pack_weight(PackFormat format) {
+  // Packed before the lock is taken: an error leaves the pack in force as it was.
+  pack_->install(format, std::make_shared<const LinearWeightPack>(pack_linear_weight(weight, format)));
 }
 
-bool Linear::weight_packed() const { return pack_ != nullptr; }
+void Linear::pack_weight(bool on) {
+  if (on)
+    pack_weight(PackFormat::Float32);
+  else
+    pack_->install(std::nullopt, nullptr);
+}
+
+bool Linear::weight_packed() const { return pack_->on; }
+
+std::optional<PackFormat> Linear::packed_format() const {
+  std::lock_guard<std::mutex> lock(pack_->mutex);
+  return pack_->format;
+}
 
 Tensor Linear::forward(const Tensor& input) {
-  if (!pack_) return linear(input, weight, bias);
+  if (!pack_->on) return linear(input, weight, bias);
   std::shared_ptr<const LinearWeightPack> pack;
   {
     std::lock_guard<std::mutex> lock(pack_->mutex);
-    if (!pack_->current->is_current_for(weight))
-      pack_->current = std::make_shared<const LinearWeightPack>(pack_linear_weight(weight));
+    if (pack_->format && !pack_->current->is_current_for(weight))
+      pack_->current = std::make_shared<const LinearWeightPack>(pack_linear_weight(weight, *pack_->format));
     pack = pack_->current;  // another thread may replace it while this one reads it
   }
-  return linear(input, weight, bias, *pack);
+  return pack ? linear(input, weight, bias, *pack) : linear(input, weight, bias);
 }
 
 std::string Linear::extra_repr() const {
@@ -59,13 +79,25 @@ std::string Linear::extra_repr() const {
 }
 
 int64_t pack_linear_weights(Module& root, bool on) {
+  if (on) return pack_linear_weights(root, PackFormat::Float32);
   int64_t count = 0;
   for (const std::shared_ptr<Module>& m : root.modules())
     if (auto* linear = dynamic_cast<Linear*>(m.get())) {
-      linear->pack_weight(on);
+      linear->pack_weight(false);
       ++count;
     }
   return count;
+}
+
+int64_t pack_linear_weights(Module& root, PackFormat format) {
+  // Every pack is made before any is installed, so an error changes none.
+  std::vector<std::pair<Linear*, std::shared_ptr<const LinearWeightPack>>> packs;
+  for (const std::shared_ptr<Module>& m : root.modules())
+    if (auto* linear = dynamic_cast<Linear*>(m.get()))
+      packs.emplace_back(
+          linear, std::make_shared<const LinearWeightPack>(pack_linear_weight(linear->weight, format)));
+  for (auto& [linear, pack] : packs) linear->pack_->install(format, std::move(pack));
+  return static_cast<int64_t>(packs.size());
 }
 
 }  // namespace ember::nn

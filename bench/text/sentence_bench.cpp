@@ -12,6 +12,9 @@
 //                                              32 padded to their longest (SentenceEncoder's order),
 //                                              the padding skipped (Bert::set_skip_padding)
 //   sentence_batch32_padded/<model>/threads:<n>  the same computing the padding, as the peers do
+//   *_bf16/...                                 the same with the linear weights packed as bfloat16
+//                                              (PackFormat::BFloat16; labelled with the kernel:
+//                                              AVX512_BF16, or AVX2 widening to float)
 // The sentences' ids need MiniLM's tokenizer: without MINILM_DIR the sentence rows are not
 // registered (the fixed-length ones are). real_gflops counts the encoder's multiply-adds x 2.
 #include <benchmark/benchmark.h>
@@ -23,6 +26,7 @@
 #include <numeric>
 
 #include "bench/common/bench_devices.h"
+#include "ember/kernels/cpu/bf16_gemm.h"
 
 namespace {
 using namespace ember;
@@ -40,14 +44,21 @@ BertConfig model_config(const std::string& model) {
   return c;
 }
 
-std::shared_ptr<Bert> make_model(const std::string& model) {
+std::shared_ptr<Bert> make_model(const std::string& model, PackFormat format) {
   manual_seed(0);
   std::shared_ptr<Bert> bert = model == "minilm" && minilm_dir()
                                    ? Bert::from_pretrained(minilm_dir())
                                    : std::make_shared<Bert>(model_config(model));
   bert->eval();
-  nn::pack_linear_weights(*bert);
+  nn::pack_linear_weights(*bert, format);
   return bert;
+}
+
+// The rows' name suffix and label for a weight format.
+std::string format_suffix(PackFormat format) { return format == PackFormat::BFloat16 ? "_bf16" : ""; }
+void label(benchmark::State& state, PackFormat format) {
+  if (format == PackFormat::BFloat16)
+    state.SetLabel(cpu::cpu_has_avx512_bf16() ? "AVX512_BF16" : "AVX2, bfloat16 widened to float");
 }
 
 // The encoder's FLOPs for sequences of these lengths: the linears (4 H^2 + 2 H I per token and
@@ -74,8 +85,9 @@ const std::vector<std::vector<int64_t>>& sentence_ids() {
   return ids;
 }
 
-void BM_Fixed(benchmark::State& state, std::string model, int64_t length, int threads) {
-  const auto bert = make_model(model);
+void BM_Fixed(benchmark::State& state, std::string model, int64_t length, int threads, PackFormat format) {
+  const auto bert = make_model(model, format);
+  label(state, format);
   std::vector<int64_t> ids(static_cast<size_t>(length));
   for (int64_t i = 0; i < length; ++i) ids[static_cast<size_t>(i)] = 1000 + (i * 7919) % 20000;
   ids.front() = 101, ids.back() = 102;
@@ -118,8 +130,9 @@ std::vector<Batch> batches(size_t size) {
 }
 
 void BM_Sentences(benchmark::State& state, std::string model, size_t batch_size, int threads,
-                  bool skip_padding) {
-  const auto bert = make_model(model);
+                  bool skip_padding, PackFormat format) {
+  const auto bert = make_model(model, format);
+  label(state, format);
   bert->set_skip_padding(skip_padding);
   const std::vector<Batch> work = batches(batch_size);
   std::vector<int64_t> lengths;
@@ -137,23 +150,27 @@ void BM_Sentences(benchmark::State& state, std::string model, size_t batch_size,
 }
 
 const bool registered = [] {
-  for (const std::string model : {"minilm", "bert_base"})
-    for (int threads : {1, 2}) {
-      const std::string t = bench::threads_suffix(threads);
-      for (int64_t length : {8, 32, 128})
-        benchmark::RegisterBenchmark(("sentence_infer/" + model + "/1/" + std::to_string(length) + t).c_str(),
-                                     BM_Fixed, model, length, threads)
-            ->Unit(benchmark::kMicrosecond);
-      if (!minilm_dir()) continue;
-      benchmark::RegisterBenchmark(("sentence_batch1/" + model + t).c_str(), BM_Sentences, model, size_t{1},
-                                   threads, false)
-          ->Unit(benchmark::kMillisecond);
-      for (bool skip : {true, false})
-        benchmark::RegisterBenchmark(
-            ((skip ? "sentence_batch32/" : "sentence_batch32_padded/") + model + t).c_str(), BM_Sentences,
-            model, size_t{32}, threads, skip)
+  std::vector<PackFormat> formats = {PackFormat::Float32};
+  if (cpu::bf16_kernel_available(cpu::Bf16Kernel::Best)) formats.push_back(PackFormat::BFloat16);
+  for (PackFormat format : formats)
+    for (const std::string model : {"minilm", "bert_base"})
+      for (int threads : {1, 2}) {
+        const std::string t = bench::threads_suffix(threads), f = format_suffix(format);
+        for (int64_t length : {8, 32, 128})
+          benchmark::RegisterBenchmark(
+              ("sentence_infer" + f + "/" + model + "/1/" + std::to_string(length) + t).c_str(), BM_Fixed,
+              model, length, threads, format)
+              ->Unit(benchmark::kMicrosecond);
+        if (!minilm_dir()) continue;
+        benchmark::RegisterBenchmark(("sentence_batch1" + f + "/" + model + t).c_str(), BM_Sentences, model,
+                                     size_t{1}, threads, false, format)
             ->Unit(benchmark::kMillisecond);
-    }
+        for (bool skip : {true, false})
+          benchmark::RegisterBenchmark(
+              ((skip ? "sentence_batch32" : "sentence_batch32_padded") + f + "/" + model + t).c_str(),
+              BM_Sentences, model, size_t{32}, threads, skip, format)
+              ->Unit(benchmark::kMillisecond);
+      }
   return true;
 }();
 

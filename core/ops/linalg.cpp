@@ -172,11 +172,19 @@ int64_t LinearWeightPack::nbytes() const {
   return packed_.defined() ? packed_.numel() * static_cast<int64_t>(itemsize(packed_.dtype())) : 0;
 }
 
-LinearWeightPack pack_linear_weight(const Tensor& weight) {
+const char* pack_format_name(PackFormat format) {
+  return format == PackFormat::BFloat16 ? "bfloat16" : "float32";
+}
+
+LinearWeightPack pack_linear_weight(const Tensor& weight, PackFormat format) {
   check_defined("pack_linear_weight", {{"weight", weight}});
   check_ndim("pack_linear_weight", {"weight", weight}, 2);
+  if (format == PackFormat::BFloat16 && weight.dtype() != DType::Float32)
+    raise<DTypeError>("pack_linear_weight: bfloat16 packing takes a float32 weight, got ",
+                      dtype_name(weight.dtype()));
   LinearWeightPack pack;
-  pack.packed_ = backend_for(weight.device()).pack_linear_weight(weight);
+  pack.packed_ = backend_for(weight.device()).pack_linear_weight(weight, format);
+  pack.format_ = format;
   pack.source_ = detail::TensorImplAccess::storage(weight);
   pack.version_ = weight.version();
   pack.offset_ = weight.offset();

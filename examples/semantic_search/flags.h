@@ -13,6 +13,7 @@ struct SearchFlags {
   int top_k = 5;
   int batch_size = 32;
   std::vector<std::string> queries;  // empty: read queries from standard input, one per line
+  bool bf16 = false;  // the products in bfloat16 on the CPU (SentenceEncoder::set_weight_format)
   bool help = false;
 };
 

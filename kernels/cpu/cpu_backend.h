@@ -41,7 +41,7 @@ class EMBER_API CpuBackend : public Backend {
   // cpu_matmul.cpp
   void matmul(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias) override;
   // cpu_linear_packed.cpp
-  Tensor pack_linear_weight(const Tensor& weight) override;
+  Tensor pack_linear_weight(const Tensor& weight, PackFormat format) override;
   void linear_packed(const Tensor& out, const Tensor& x, const Tensor& packed, const Tensor& bias) override;
 
   // cpu_softmax_loss.cpp

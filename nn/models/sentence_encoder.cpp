@@ -142,8 +142,17 @@ int64_t SentenceEncoder::dimension() const {
 Device SentenceEncoder::device() const { return bert->embeddings->word_embeddings->weight.device(); }
 
 void SentenceEncoder::to(Device d) {
+  if (weight_format_ == PackFormat::BFloat16 && !d.is_cpu())
+    raise<NotImplementedError>(
+        "SentenceEncoder::to(", d.str(),
+        "): bfloat16 weights are a CPU form; set_weight_format(PackFormat::Float32) first");
   bert->to(d);
-  pack_linear_weights(*bert);
+  pack_linear_weights(*bert, weight_format_);
+}
+
+void SentenceEncoder::set_weight_format(PackFormat format) {
+  pack_linear_weights(*bert, format);  // all or none: an error leaves the packs as they were
+  weight_format_ = format;
 }
 
 Tensor SentenceEncoder::encode(const std::string& text) const {

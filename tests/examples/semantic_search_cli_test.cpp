@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "ember/kernels/cpu/bf16_gemm.h"
 #include "support/bert_parity.h"
 #include "support/run_example.h"
 #include "support/temp_dir.h"
@@ -100,5 +101,20 @@ TEST_F(SemanticSearchCli, MissingOrForeignIndexIsOneLine) {
   EXPECT_NE(r.output.find("semantic_search: \"" + dir_.path("empty.txt") +
                           "\" holds no document (no non-empty line)"),
             std::string::npos)
+      << r.output;
+}
+
+// --bf16: the products in bfloat16, a query equal to a document still its own best match (at a
+// cosine that rounds to 1.0000 within bfloat16's error); a one-line error where no kernel runs.
+TEST_F(SemanticSearchCli, Bf16FlagSearchesWithBfloat16Products) {
+  const Outcome r = search("--bf16 --docs " + docs_ + " --top-k 1 'Rain is expected.'");
+  if (!ember::cpu::bf16_kernel_available(ember::cpu::Bf16Kernel::Best)) {
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("pack_linear_weight: bfloat16 weights need"), std::string::npos) << r.output;
+    return;
+  }
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("on cpu, bfloat16 products\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("query: Rain is expected.\n  1. 1.0000  Rain is expected.\n"), std::string::npos)
       << r.output;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/kernels/cpu/bf16_gemm.h"
 #include "ember/kernels/cpu/sgemm.h"
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
@@ -213,4 +214,97 @@ TEST(LinearPackWeight, ToAnotherDeviceRepacksThereAndMismatchesAreStillNamed) {
   expect_same_bits(model(x.to(Device::cuda(0))).cpu(), expected, "on cuda:0");
   EXPECT_THROW_MSG(model(x), DeviceMismatchError,
                    "tensors on different devices: linear got input on cpu and weight (0.weight) on cuda:0");
+}
+
+namespace {
+
+// t's values rounded to bfloat16 (and back to float32).
+Tensor rounded_to_bf16(const Tensor& t) {
+  std::vector<float> v = t.contiguous().to_vector<float>();
+  for (float& x : v) x = cpu::from_bf16(cpu::to_bf16(x));
+  return from_vector(v, t.shape());
+}
+
+}  // namespace
+
+// A bfloat16 pack's product is that of the rounded weight and input, summed in float: the
+// float64 product of the rounded values within float sums' error, and visibly not the float32
+// product (the rounding happened).
+TEST(LinearWeightPackBf16, IsTheProductOfTheOperandsRoundedToBfloat16) {
+  if (!cpu::bf16_kernel_available(cpu::Bf16Kernel::Best)) {
+    EXPECT_THROW_MSG(pack_linear_weight(randn({4, 4}), PackFormat::BFloat16), NotImplementedError,
+                     "pack_linear_weight: bfloat16 weights need");
+    return;
+  }
+  manual_seed(21);
+  struct Case {
+    Shape input;
+    int64_t out;
+  };
+  for (const Case& c :
+       std::vector<Case>{{{48, 128}, 96}, {{2, 5, 33}, 17}, {{1, 768}, 768}, {{300, 64}, 40}}) {
+    const int64_t in = c.input.back();
+    const Tensor x = randn(c.input), w = randn({c.out, in}), b = randn({c.out});
+    const LinearWeightPack pack = pack_linear_weight(w, PackFormat::BFloat16);
+    EXPECT_EQ(pack.format(), PackFormat::BFloat16);
+    EXPECT_EQ(pack.nbytes(), (c.out + 15) / 16 * 16 * ((in + 1) / 2) * 4) << "half a float pack's bytes";
+    const Tensor y = linear(x, w, b, pack);
+    const Tensor want =
+        linear(rounded_to_bf16(x).to(kFloat64), rounded_to_bf16(w).to(kFloat64), b.to(kFloat64)).to(kFloat32);
+    EXPECT_LE(max(abs(y - want)).item<float>(), 2e-5f * float(in)) << shape_str(c.input);
+    EXPECT_GT(max(abs(y - linear(x, w, b))).item<float>(), 1e-3f) << "the operands were not rounded";
+  }
+}
+
+TEST(LinearWeightPackBf16, AWeightThatIsNotFloat32IsADTypeError) {
+  EXPECT_THROW_MSG(pack_linear_weight(randn({3, 4}, kFloat64), PackFormat::BFloat16), DTypeError,
+                   "pack_linear_weight: bfloat16 packing takes a float32 weight, got float64");
+  EXPECT_STREQ(pack_format_name(PackFormat::BFloat16), "bfloat16");
+  EXPECT_STREQ(pack_format_name(PackFormat::Float32), "float32");
+}
+
+TEST(LinearPackWeightBf16, ForwardReadsTheBfloat16PackAndPacksAgainAfterAStep) {
+  if (!cpu::bf16_kernel_available(cpu::Bf16Kernel::Best)) GTEST_SKIP() << "no bfloat16 kernel on this CPU";
+  manual_seed(22);
+  nn::Linear layer(24, 40);
+  const Tensor x = randn({10, 24});
+  const Tensor plain = layer(x);
+  layer.pack_weight(PackFormat::BFloat16);
+  ASSERT_TRUE(layer.packed_format().has_value());
+  EXPECT_EQ(*layer.packed_format(), PackFormat::BFloat16);
+  EXPECT_TRUE(layer.weight_packed());
+  expect_same_bits(
+      layer(x), linear(x, layer.weight, layer.bias, pack_linear_weight(layer.weight, PackFormat::BFloat16)),
+      "bfloat16 forward");
+  {
+    NoGradGuard no_grad;
+    layer.weight.mul_(0.5f);  // a new version: the next forward packs the new weight in bfloat16
+  }
+  expect_same_bits(
+      layer(x), linear(x, layer.weight, layer.bias, pack_linear_weight(layer.weight, PackFormat::BFloat16)),
+      "after the weight changed");
+  layer.pack_weight(false);
+  EXPECT_FALSE(layer.packed_format().has_value());
+  expect_same_bits(layer(x), linear(x, layer.weight, layer.bias), "unpacked");
+  EXPECT_NE(layer(x).to_vector<float>(), plain.to_vector<float>());
+}
+
+// pack_linear_weights packs every Linear or, on an error, none.
+TEST(LinearPackWeightBf16, PackLinearWeightsChangesNoLinearWhenOneCannotBePacked) {
+  auto first = std::make_shared<nn::Linear>(8, 16), last = std::make_shared<nn::Linear>(16, 4);
+  nn::Sequential model({first, std::make_shared<nn::ReLU>(), last});
+  last->to(kFloat64);
+  if (cpu::bf16_kernel_available(cpu::Bf16Kernel::Best))
+    EXPECT_THROW_MSG(nn::pack_linear_weights(model, PackFormat::BFloat16), DTypeError,
+                     "pack_linear_weight: bfloat16 packing takes a float32 weight");
+  else
+    EXPECT_THROW_MSG(nn::pack_linear_weights(model, PackFormat::BFloat16), NotImplementedError,
+                     "pack_linear_weight: bfloat16 weights need");
+  EXPECT_FALSE(first->weight_packed());
+  EXPECT_FALSE(last->weight_packed());
+  last->to(kFloat32);
+  if (!cpu::bf16_kernel_available(cpu::Bf16Kernel::Best)) return;
+  EXPECT_EQ(nn::pack_linear_weights(model, PackFormat::BFloat16), 2);
+  EXPECT_EQ(first->packed_format(), PackFormat::BFloat16);
+  EXPECT_EQ(last->packed_format(), PackFormat::BFloat16);
 }

@@ -5,13 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
 #include "ember/ember.h"
+#include "ember/kernels/cpu/bf16_gemm.h"
 #include "ember/nn/json.h"
 #include "ember/nn/models/sentence_encoder.h"
 #include "support/bert_parity.h"
+#include "support/emulated_cuda.h"
 #include "support/expect.h"
 #include "support/temp_dir.h"
 
@@ -66,6 +69,14 @@ void expect_rows(const Tensor& got, const Reference& want, const std::string& wh
 }
 
 std::string tiny() { return test::bert_fixture_dir("sentence_tiny"); }
+
+// The smallest cosine between row i of a and row i of b.
+double min_row_cosine(const Tensor& a, const Tensor& b) {
+  const Tensor dots = sum(a * b, {1}), norms = sqrt(sum(a * a, {1}) * sum(b * b, {1}));
+  return min(dots / norms).item<float>();
+}
+
+bool bf16_runs() { return cpu::bf16_kernel_available(cpu::Bf16Kernel::Best); }
 
 // A copy of the tiny directory with 1_Pooling/config.json and modules.json replaced.
 void rewrite_pooling(const TempDir& dir, const std::string& pooling_config, bool normalize) {
@@ -213,4 +224,54 @@ TEST(SentenceEncoder, RealMiniLmMatchesStoredReference) {
   EXPECT_EQ(encoder->max_seq_length, 256u);
   const Reference want = reference("minilm_reference.json", "");
   expect_rows(encoder->encode(want.texts), want, "all-MiniLM-L6-v2");
+}
+
+// bfloat16 weights (set_weight_format): embeddings within a cosine of 0.999 of float32's,
+// computed differently (not the float32 bits), back to the reference once float32 again; a
+// move off the CPU is refused before anything moves.
+TEST(SentenceEncoder, Bfloat16WeightsGiveEmbeddingsWithinCosine0999OfFloat32) {
+  const Reference want = reference("sentence_tiny_expected.json", "mean_normalize");
+  const auto encoder = SentenceEncoder::from_pretrained(tiny());
+  EXPECT_EQ(encoder->weight_format(), PackFormat::Float32);
+  if (!bf16_runs()) {
+    EXPECT_THROW_MSG(encoder->set_weight_format(PackFormat::BFloat16), NotImplementedError,
+                     "pack_linear_weight: bfloat16 weights need");
+    EXPECT_EQ(encoder->weight_format(), PackFormat::Float32);
+    expect_rows(encoder->encode(want.texts), want, "float32 after the refusal");
+    return;
+  }
+  const Tensor fp32 = encoder->encode(want.texts);
+  encoder->set_weight_format(PackFormat::BFloat16);
+  EXPECT_EQ(encoder->weight_format(), PackFormat::BFloat16);
+  const Tensor bf16 = encoder->encode(want.texts);
+  EXPECT_GE(min_row_cosine(bf16, fp32), 0.999);
+  EXPECT_GT(max(abs(bf16 - fp32)).item<float>(), 1e-6f) << "the products did not run in bfloat16";
+  {
+    test::EmulatedCuda cuda(1);
+    EXPECT_THROW_MSG(encoder->to(Device::cuda(0)), NotImplementedError,
+                     "SentenceEncoder::to(cuda:0): bfloat16 weights are a CPU form");
+    EXPECT_TRUE(encoder->device().is_cpu());
+  }
+  encoder->set_weight_format(PackFormat::Float32);
+  expect_rows(encoder->encode(want.texts), want, "float32 again");
+}
+
+// The real all-MiniLM-L6-v2 in bfloat16 on the 200 sentences of the speed twin
+// (bench/text/sentences.txt): every embedding within a cosine of 0.999 of float32's.
+TEST(SentenceEncoder, RealMiniLmInBfloat16StaysWithinCosine0999OnTheBenchSentences) {
+  const char* dir = std::getenv("MINILM_DIR");
+  if (!dir || !*dir) GTEST_SKIP() << "MINILM_DIR is not set (see RealMiniLmMatchesStoredReference)";
+  if (!bf16_runs()) GTEST_SKIP() << "no bfloat16 kernel on this CPU";
+  std::ifstream in(std::string(EMBER_SOURCE_DIR) + "/bench/text/sentences.txt");
+  std::vector<std::string> texts;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) texts.push_back(line);
+  ASSERT_EQ(texts.size(), 200u);
+  const auto encoder = SentenceEncoder::from_pretrained(dir);
+  const Tensor fp32 = encoder->encode(texts);
+  encoder->set_weight_format(PackFormat::BFloat16);
+  const Tensor bf16 = encoder->encode(texts);
+  const double worst = min_row_cosine(bf16, fp32);
+  EXPECT_GE(worst, 0.999);
+  std::printf("all-MiniLM-L6-v2, bfloat16 vs float32 on 200 sentences: smallest cosine %.6f\n", worst);
 }
