@@ -15,4 +15,7 @@ EMBER_API std::shared_ptr<Backend> register_backend(DeviceType type, std::shared
 /// when it was not compiled in: what ember::cuda's memory figures and versions report.
 Backend* builtin_backend(DeviceType type);
 
+/// The rehearsal CUDA backend while one is registered (cuda::rehearse), else null.
+Backend* rehearsal_backend();
+
 }  // namespace ember

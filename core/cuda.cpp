@@ -16,9 +16,11 @@ std::atomic<bool> g_allow_tf32{false};
 std::atomic<bool> g_deterministic{false};
 
 // The figures are the built-in backend's (its allocator), so the index is checked against
-// the real devices, not an emulated backend a test may have registered.
+// the real devices, not an emulated backend a test may have registered; while devices are
+// rehearsed, the rehearsal's (zeros: no device memory).
 Backend& real_cuda_backend(int device) {
-  Backend* b = builtin_backend(DeviceType::CUDA);
+  Backend* b = rehearsal_backend();
+  if (!b) b = builtin_backend(DeviceType::CUDA);
   if (!b)
     raise<NotCompiledError>(Device::cuda(device).str(),
                             " requested, but Ember was built without CUDA support");
@@ -39,7 +41,15 @@ void reset_peak_memory_stats(int device) { real_cuda_backend(device).reset_peak_
 
 std::string versions() {
   Backend* b = builtin_backend(DeviceType::CUDA);
-  return b ? b->versions() : "not compiled";
+  const std::string built = b ? b->versions() : "not compiled";
+  Backend* rehearsal = rehearsal_backend();
+  return rehearsal ? rehearsal->versions() + "; CUDA " + built : built;
+}
+
+const char* device_note(Device device) {
+  if (!device.is_cuda()) return "";
+  if (is_rehearsed()) return " (rehearsed on the CPU)";
+  return is_emulated() ? " (emulated)" : "";
 }
 
 void empty_cache() {

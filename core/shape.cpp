@@ -15,6 +15,8 @@ std::string shape_str(const Shape& s) {
   return os.str();
 }
 
+std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << shape_str(s); }
+
 int64_t numel_of(const Shape& s) { return checked_numel(s, "numel"); }
 
 Shape contiguous_strides(const Shape& s) {

@@ -1,6 +1,7 @@
 #pragma once
 // Shapes and strides (in elements), and the arithmetic on them shared by every op.
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ using Shape = std::vector<int64_t>;
 
 /// "[2, 3]".
 EMBER_API std::string shape_str(const Shape& s);
+/// Prints shape_str(s): `std::cout << t.shape()` (found where `using namespace ember` is in
+/// force, or called as ember::operator<<, since Shape is a std::vector).
+EMBER_API std::ostream& operator<<(std::ostream& os, const Shape& s);
 /// Product of the sizes (1 for a scalar); ValueError for a negative size or overflow.
 EMBER_API int64_t numel_of(const Shape& s);
 /// Row-major strides of a contiguous tensor of this shape.

@@ -126,6 +126,8 @@ EMBER_INSTANTIATE_VALUES(uint8_t)
 EMBER_INSTANTIATE_VALUES(bool)
 #undef EMBER_INSTANTIATE_VALUES
 
+double Tensor::item() const { return item<double>(); }
+
 Tensor Tensor::to(Device d) const {
   require_defined(*this, "to");
   return ember::to(*this, d);
@@ -237,6 +239,8 @@ Tensor Tensor::std(const std::vector<int64_t>& d, double c, bool k) const {
   return ember::std(*this, d, c, k);
 }
 Tensor Tensor::max() const { return ember::max(*this); }
+ValuesIndices Tensor::max(int64_t dim, bool keepdim) const { return ember::max(*this, dim, keepdim); }
+ValuesIndices Tensor::min(int64_t dim, bool keepdim) const { return ember::min(*this, dim, keepdim); }
 Tensor Tensor::min() const { return ember::min(*this); }
 Tensor Tensor::argmax(int64_t d, bool k) const { return ember::argmax(*this, d, k); }
 Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }

@@ -23,6 +23,7 @@ namespace ember {
 
 class Node;
 class TensorImpl;
+struct ValuesIndices;  // core/ops/reduce.h
 namespace detail {
 struct TensorImplAccess;  // core/tensor_impl_access.h: core's and autograd's door (not installed)
 }
@@ -69,6 +70,8 @@ class EMBER_API Tensor {
   /// for float) is a ValueError naming it; T is float, double, int64_t, int, uint8_t or bool.
   template <class T>
   T item() const;
+  /// item<double>(): `loss.item()` as a PyTorch user writes it (a Python float is a double).
+  double item() const;
   /// All values in row-major order, converted to T as item() does (copies to the host).
   template <class T>
   std::vector<T> to_vector() const;
@@ -173,6 +176,10 @@ class EMBER_API Tensor {
   Tensor std(const std::vector<int64_t>& dims, double correction = 1, bool keepdim = false) const;
   Tensor max() const;
   Tensor min() const;
+  /// The largest values along dim and their int64 indices, as PyTorch's `outputs.max(1)`:
+  /// `auto [values, indices] = outputs.max(1);` (ember::max(t, dim, keepdim); reduce.h).
+  ValuesIndices max(int64_t dim, bool keepdim = false) const;
+  ValuesIndices min(int64_t dim, bool keepdim = false) const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;
   Tensor matmul(const Tensor& o) const;
   Tensor softmax(int64_t dim) const;

@@ -17,6 +17,7 @@ Tensor pad_sequence(const std::vector<Tensor>& sequences, bool batch_first, doub
   check_same_device(op, "sequences", sequences);
   check_same_dtype(op, "sequences", sequences);
   const Tensor& first = sequences[0];
+  check_value_fits(op, "padding_value", padding_value, first.dtype());
   int64_t longest = 0;
   for (size_t i = 0; i < sequences.size(); ++i) {
     const Tensor& s = sequences[i];

@@ -14,6 +14,8 @@ namespace ember::data {
 /// autograd (it is data preparation). Errors, in this order: ValueError "pad_sequence:
 /// received an empty list of sequences" and "pad_sequence: sequences[i] is an undefined
 /// tensor"; DeviceMismatchError and DTypeError in the op formats naming sequences[i];
+/// ValueError "pad_sequence: padding_value nan cannot be converted to int64 without
+/// overflow" for a value the dtype cannot hold (check_value_fits);
 /// ShapeError "pad_sequence: sequences[i] must have at least 1 dim, got shape []" and
 /// "pad_sequence: sequences[i] has shape [..] but sequences[0] has [..]: the dims after
 /// the first must agree".

@@ -49,11 +49,9 @@ std::vector<std::string> tokens(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-Tensor parse_values(const std::string& text, TensorOptions options) {
+// The tokens as numbers of options' dtype; token i (0-based) is at position i + 1 in errors.
+Tensor values_of_tokens(const std::vector<std::string>& toks, TensorOptions options) {
   const DType dtype = options.dtype();
-  const std::vector<std::string> toks = tokens(text);
   std::vector<double> values;
   std::vector<int64_t> ints;
   for (size_t i = 0; i < toks.size(); ++i) {
@@ -79,6 +77,23 @@ Tensor parse_values(const std::string& text, TensorOptions options) {
                  ? from_vector(values, {static_cast<int64_t>(values.size())}, TensorOptions(kFloat64))
                  : from_vector(ints, {static_cast<int64_t>(ints.size())}, TensorOptions(kInt64));
   return t.to(dtype).to(options.device());
+}
+
+}  // namespace
+
+Tensor parse_values(const std::string& text, TensorOptions options) {
+  return values_of_tokens(tokens(text), options);
+}
+
+Tensor parse_values(const std::vector<std::string>& texts, TensorOptions options) {
+  std::vector<std::string> toks;
+  toks.reserve(texts.size());
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::vector<std::string> w = words(texts[i]);
+    if (w.size() != 1) bad_token(texts[i], i + 1, options.dtype());  // one number per element
+    toks.push_back(w[0]);
+  }
+  return values_of_tokens(toks, options);
 }
 
 }  // namespace ember::data

@@ -1,5 +1,8 @@
 #include "ember/core/ops/check.h"
 
+#include <cmath>
+#include <limits>
+
 #include "ember/core/error.h"
 #include "ember/core/tensor_impl_access.h"
 
@@ -117,6 +120,29 @@ void check_defined(const char* op, const char* list_name, const std::vector<Tens
 void check_ndim(const char* op, const Arg& a, int64_t ndim) {
   if (a.tensor.dim() != ndim)
     raise<ShapeError>(op, ": ", a.name, " must be ", ndim, "-D, got shape ", shape_str(a.tensor.shape()));
+}
+
+void check_value_fits(const char* op, const char* name, const Scalar& value, DType dtype) {
+  if (dtype == DType::Bool || dtype == DType::Float64) return;
+  bool fits = true;
+  if (dtype == DType::Float32) {
+    const double v = value.to_double();
+    fits = !std::isfinite(v) || std::fabs(v) <= double(std::numeric_limits<float>::max());
+  } else {
+    // The integer dtype's range, exact in double for uint8 and int32; int64's ends are 2^63.
+    const double lo = dtype == DType::UInt8 ? 0.0 : dtype == DType::Int32 ? -2147483648.0 : -0x1p63;
+    const double hi = dtype == DType::UInt8 ? 255.0 : dtype == DType::Int32 ? 2147483647.0 : 0x1p63;
+    if (value.is_floating_point()) {
+      const double t = std::trunc(value.to_double());
+      fits = std::isfinite(t) && t >= lo && (dtype == DType::Int64 ? t < hi : t <= hi);
+    } else if (dtype != DType::Int64) {
+      const int64_t v = value.to_int64();
+      fits = double(v) >= lo && double(v) <= hi;
+    }
+  }
+  if (!fits)
+    raise<ValueError>(op, ": ", name, " ", value, " cannot be converted to ", dtype_name(dtype),
+                      " without overflow");
 }
 
 }  // namespace ember

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -38,6 +39,12 @@ EMBER_API void check_defined(const char* op, std::initializer_list<Arg> args);
 EMBER_API void check_defined(const char* op, const char* list_name, const std::vector<Tensor>& tensors);
 /// ShapeError unless arg has ndim dims ("<op>: <arg> must be 4-D, got shape [..]").
 EMBER_API void check_ndim(const char* op, const Arg& arg, int64_t ndim);
+/// ValueError "<op>: <name> <value> cannot be converted to <dtype> without overflow" where a
+/// tensor of dtype cannot hold value, as PyTorch refuses it: NaN or an infinity into an
+/// integer dtype, a value (truncated toward zero) outside the integer dtype's range, a finite
+/// value beyond float32's. Any value fits bool and float64; every fill and factory that takes
+/// a value checks it here.
+EMBER_API void check_value_fits(const char* op, const char* name, const Scalar& value, DType dtype);
 /// "weight (conv1.weight)" or "weight".
 EMBER_API std::string describe_arg(const char* name, const Tensor& t);
 

@@ -442,11 +442,13 @@ Tensor fill_masked(const Tensor& t, const Tensor& mask, Scalar value) {
 
 Tensor masked_fill(const Tensor& input, const Tensor& mask, Scalar value) {
   check_masked_fill("masked_fill", "input", input, mask);
+  check_value_fits("masked_fill", "value", value, input.dtype());
   return fill_masked(input, mask, value);
 }
 
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, Scalar value) {
   check_masked_fill("masked_fill_", "self", self, mask);
+  check_value_fits("masked_fill_", "value", value, self.dtype());
   return inplace(self, "masked_fill_", nullptr,
                  [&](const Tensor& s, const Tensor&) { return fill_masked(s, mask, value); });
 }

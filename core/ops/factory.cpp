@@ -19,6 +19,7 @@ Tensor finish(Tensor t, const TensorOptions& o) {
   return t;
 }
 Tensor filled(const Shape& shape, const Scalar& value, const TensorOptions& o, const char* op) {
+  check_value_fits(op, "value", value, o.dtype());
   Tensor t = detail::make_empty(shape, o.dtype(), o.device(), op);
   backend_for(o.device()).fill(t, value);
   return finish(t, o);

@@ -122,6 +122,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
 
 Tensor& fill_(Tensor& t, Scalar value) {
   check_defined("fill_", {{"self", t}});
+  check_value_fits("fill_", "value", value, t.dtype());
   autograd::check_inplace(t, "fill_");
   if (t.is_contiguous()) {
     backend_for(t.device()).fill(t, value);

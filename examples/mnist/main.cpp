@@ -102,11 +102,11 @@ int run(const MnistFlags& f) {
   // Open MPI hands rank 0 a terminal even when mpirun's own output goes to a log.
   ProgressBar bar(ranks == 1 && isatty(STDOUT_FILENO));
 
-  // An emulated GPU (EMBER_CUDA=EMULATE) says so: its speed says nothing about a GPU's.
-  const char* emulated = device.is_cuda() && cuda::is_emulated() ? " (emulated)" : "";
+  // An emulated or rehearsed GPU says so: its speed says nothing about a GPU's.
+  const char* note = cuda::device_note(device);
   if (lead)
     std::printf("Training the tutorial CNN on %s%s: %zu train / %zu test images from %s, %d thread%s\n",
-                device.str().c_str(), emulated, train_images, test_set->size(), root.c_str(), f.threads,
+                device.str().c_str(), note, train_images, test_set->size(), root.c_str(), f.threads,
                 f.threads == 1 ? "" : "s");
   if (lead && ranks > 1)
     std::printf("Data-parallel on %d ranks: %zu images per rank per step (global batch %zu)\n", ranks,

@@ -110,9 +110,9 @@ int main(int argc, char** argv) {
     const Device device = examples::resolve_device(f.device);
     const auto encoder = nn::models::SentenceEncoder::from_pretrained(f.model, device);
     if (f.bf16) encoder->set_weight_format(PackFormat::BFloat16);
-    std::printf("Model %s: %lld-dimensional embeddings, up to %zu tokens, on %s%s\n", f.model.c_str(),
+    std::printf("Model %s: %lld-dimensional embeddings, up to %zu tokens, on %s%s%s\n", f.model.c_str(),
                 static_cast<long long>(encoder->dimension()), encoder->max_seq_length, device.str().c_str(),
-                f.bf16 ? ", bfloat16 products" : "");
+                cuda::device_note(device), f.bf16 ? ", bfloat16 products" : "");
     const SearchIndex index = open_index(*encoder, f);
     if (!f.queries.empty()) {
       for (const std::string& q : f.queries) answer(*encoder, index, q, f.top_k);

@@ -156,7 +156,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
   }
   if (!f.save.empty()) make_dir(f.save);
 
-  const char* emulated = device.is_cuda() && cuda::is_emulated() ? " (emulated)" : "";
+  const char* note = cuda::device_note(device);
   std::printf(
       "%s BERT (hidden %lld, %lld layers, %lld heads) on %s%s: %zu train / %zu test reviews, "
       "max length %d, batch %d%s, %d thread%s\n",
@@ -165,7 +165,7 @@ int classify(const TextFlags& f, const Device device, const data::TextClassifica
                              : "Training a head on a frozen",
       static_cast<long long>(bert->config.hidden_size),
       static_cast<long long>(bert->config.num_hidden_layers),
-      static_cast<long long>(bert->config.num_attention_heads), device.str().c_str(), emulated, train.size(),
+      static_cast<long long>(bert->config.num_attention_heads), device.str().c_str(), note, train.size(),
       test.size(), f.max_length, f.batch_size,
       model->pooling == examples::Pooling::Mean ? ", mean pooling" : "", f.threads,
       f.threads == 1 ? "" : "s");

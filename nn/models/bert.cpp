@@ -73,11 +73,13 @@ struct TokenPlacement {
   std::vector<int64_t> rows;       // b * L + i of each real token, sequence by sequence
   std::vector<int64_t> positions;  // i of each real token
   std::vector<int64_t> unpack;     // each of the B * L positions' packed row; N for padding
+  bool first_padded = false;       // some row's position 0 is padding
 };
 
 TokenPlacement place_tokens(const Tensor& attention_mask) {
   const int64_t B = attention_mask.size(0), L = attention_mask.size(1);
-  const std::vector<int64_t> mask = attention_mask.cpu().to(kInt64).contiguous().to_vector<int64_t>();
+  // Non-zero attends, whatever the dtype (a float mask's 0.5 too).
+  const std::vector<int64_t> mask = ne(attention_mask, 0).cpu().to(kInt64).contiguous().to_vector<int64_t>();
   TokenPlacement p;
   p.packed.offsets.reserve(static_cast<size_t>(B + 1));
   p.packed.offsets.push_back(0);
@@ -89,6 +91,7 @@ TokenPlacement place_tokens(const Tensor& attention_mask) {
       if (mask[at] == 0) {
         p.unpack[at] = -1;
         ++padded;
+        p.first_padded |= i == 0;
         continue;
       }
       p.unpack[at] = static_cast<int64_t>(p.rows.size());
@@ -256,9 +259,9 @@ BertModelOutput Bert::forward(const Tensor& input_ids, const Tensor& attention_m
     if (t.defined() && t.dtype() != kInt64 && t.dtype() != kInt32)
       raise<DTypeError>("dtype mismatch in ", op, ": ", name, " must be int64 or int32, got ",
                         dtype_name(t.dtype()));
-  if (attention_mask.defined() && attention_mask.dtype() != kInt64 && attention_mask.dtype() != kInt32 &&
-      attention_mask.dtype() != kBool)
-    raise<DTypeError>("dtype mismatch in ", op, ": attention_mask must be int64, int32 or bool, got ",
+  if (attention_mask.defined() && attention_mask.dtype() == kUInt8)
+    raise<DTypeError>("dtype mismatch in ", op,
+                      ": attention_mask must be int64, int32, bool or floating, got ",
                       dtype_name(attention_mask.dtype()));
   check_ndim(op, {"input_ids", input_ids}, 2);
   for (const auto& [name, t] :
@@ -269,7 +272,8 @@ BertModelOutput Bert::forward(const Tensor& input_ids, const Tensor& attention_m
   // transformers (SDPA) turns the 1/0 mask into a bool mask over keys, [B, 1, 1, L]: padded
   // keys get no weight; a row with no key to attend gives zeros.
   if (skip_padding_ && attention_mask.defined())
-    return forward_packed(input_ids, attention_mask, token_type_ids);
+    if (std::optional<BertModelOutput> out = forward_packed(input_ids, attention_mask, token_type_ids))
+      return std::move(*out);
   Tensor mask;
   if (attention_mask.defined())
     mask = reshape(ne(attention_mask, 0), {input_ids.size(0), 1, 1, input_ids.size(1)});
@@ -277,14 +281,15 @@ BertModelOutput Bert::forward(const Tensor& input_ids, const Tensor& attention_m
   return {hidden, (*pooler)(hidden)};
 }
 
-BertModelOutput Bert::forward_packed(const Tensor& input_ids, const Tensor& attention_mask,
-                                     const Tensor& token_type_ids) {
+std::optional<BertModelOutput> Bert::forward_packed(const Tensor& input_ids, const Tensor& attention_mask,
+                                                    const Tensor& token_type_ids) {
   const int64_t B = input_ids.size(0), L = input_ids.size(1), H = config.hidden_size;
   const TokenPlacement p = place_tokens(attention_mask);
+  if (p.first_padded) return std::nullopt;
   const auto n = static_cast<int64_t>(p.rows.size());
   if (n == B * L) {  // no padding: the padded path is the packed one, without the gathers
     const Tensor hidden = (*encoder)((*embeddings)(input_ids, token_type_ids), Tensor());
-    return {hidden, (*pooler)(hidden)};
+    return BertModelOutput{hidden, (*pooler)(hidden)};
   }
   const Device d = input_ids.device();
   const Tensor rows = from_vector(p.rows, {n}).to(d);
@@ -295,7 +300,7 @@ BertModelOutput Bert::forward_packed(const Tensor& input_ids, const Tensor& atte
   // Back to [B, L, H]: padded positions read a zero row appended after the N real ones.
   const Tensor with_zero = cat({packed, zeros({1, H}, TensorOptions(packed.dtype()).device(d))}, 0);
   const Tensor hidden = index_select(with_zero, 0, from_vector(p.unpack, {B * L}).to(d)).reshape({B, L, H});
-  return {hidden, (*pooler)(hidden)};
+  return BertModelOutput{hidden, (*pooler)(hidden)};
 }
 
 Tensor Bert::forward(const Tensor&) {

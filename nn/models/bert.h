@@ -157,7 +157,8 @@ class EMBER_API Bert : public ForwardingModule<Bert> {
   explicit Bert(const BertConfig& config);
 
   /// input_ids [B, L] (int64 or int32) with L <= max_position_embeddings; attention_mask [B, L]
-  /// of 1 (attend) and 0 (padding), int64, int32 or bool, undefined for all ones;
+  /// of 1 (attend) and 0 (padding), int64, int32, bool or floating (as transformers accepts
+  /// it: any non-zero value attends), undefined for all ones;
   /// token_type_ids [B, L], undefined for zeros. As transformers' BertModel (its default SDPA
   /// attention): padded keys get no weight, and a sequence whose mask is all zeros attends to
   /// nothing, its attention outputs zeros. Dropout while training.
@@ -165,6 +166,9 @@ class EMBER_API Bert : public ForwardingModule<Bert> {
   /// With skip_padding on (set_skip_padding), a batch with padding computes its real tokens
   /// only (BertPackedSequences): the same states at every real position (within float
   /// rounding), zeros at the padded ones, where transformers computes states nobody reads.
+  /// A batch in which some row's position 0 is padding (left padding, or a row that is all
+  /// padding) is computed padded instead: the pooler reads position 0 of every row, as
+  /// transformers' does, so its state there must be transformers'.
   BertModelOutput forward(const Tensor& input_ids, const Tensor& attention_mask,
                           const Tensor& token_type_ids = Tensor());
   /// NotImplementedError: Bert returns two tensors; call forward(input_ids, attention_mask,
@@ -197,8 +201,9 @@ class EMBER_API Bert : public ForwardingModule<Bert> {
   std::shared_ptr<BertPooler> pooler;
 
  private:
-  BertModelOutput forward_packed(const Tensor& input_ids, const Tensor& attention_mask,
-                                 const Tensor& token_type_ids);
+  // The packed forward; nullopt where some row's position 0 is padding (forward's comment).
+  std::optional<BertModelOutput> forward_packed(const Tensor& input_ids, const Tensor& attention_mask,
+                                                const Tensor& token_type_ids);
   bool skip_padding_ = false;
 };
 

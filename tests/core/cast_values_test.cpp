@@ -1,5 +1,5 @@
 // Float -> integer and -> bool conversions at their edges (NaN, infinities, out of range) are
-// defined once (kernels/cast.h) and the same for casts, fills and scalar operands.
+// defined once (kernels/cast.h) for casts; fills refuse the values a cast would clamp.
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
@@ -19,11 +19,14 @@ TEST(CastValues, FloatEdgesToIntegersAndBoolOnTheCpu) {
   }
 }
 
-TEST(CastValues, FillsConvertTheSameWay) {
-  EXPECT_EQ(full({2}, 300.7, TensorOptions().dtype(kUInt8)).to_vector<uint8_t>(),
-            (std::vector<uint8_t>{44, 44}));
-  EXPECT_EQ(full({1}, 1e30, TensorOptions().dtype(kInt64)).to_vector<int64_t>(),
-            std::vector<int64_t>{std::numeric_limits<int64_t>::max()});
+// A fill does not convert a value its dtype cannot hold, as a cast does: it refuses it, as
+// PyTorch's full does (check_value_fits; tests/core/fill_value_test.cpp). In range it converts
+// as a cast does (toward zero).
+TEST(CastValues, FillsRefuseWhatACastWouldClamp) {
+  EXPECT_THROW(full({2}, 300.7, TensorOptions().dtype(kUInt8)), ValueError);
+  EXPECT_THROW(full({1}, 1e30, TensorOptions().dtype(kInt64)), ValueError);
+  EXPECT_EQ(full({2}, 200.7, TensorOptions().dtype(kUInt8)).to_vector<uint8_t>(),
+            scalar_tensor(200.7, kFloat64).to(kUInt8).expand({2}).to_vector<uint8_t>());
   // A floating scalar operand no longer converts to an integer tensor's dtype: it promotes
   // the tensor (tests/core/scalar_promotion_test.cpp).
 }

@@ -426,7 +426,8 @@ TEST(CudaCast, FloatEdgesToIntegersAndBoolMatchTheCpu) {
     EXPECT_EQ(x.to(kInt32).to_vector<int32_t>(), c.to_int32) << dtype_name(from);
   }
   const TensorOptions u8 = TensorOptions().dtype(kUInt8).device(Device::cuda(0));
-  EXPECT_EQ(full({2}, 300.7, u8).to_vector<uint8_t>(), (std::vector<uint8_t>{44, 44}));
+  EXPECT_THROW(full({2}, 300.7, u8), ValueError);  // refused before any device work, as on the CPU
+  EXPECT_EQ(full({2}, 200.7, u8).to_vector<uint8_t>(), (std::vector<uint8_t>{200, 200}));
   const Tensor ones = full({1}, 1.0, TensorOptions().dtype(kInt64).device(Device::cuda(0)));
   EXPECT_EQ((ones + 2).to_vector<int64_t>(), std::vector<int64_t>{3});
   EXPECT_EQ((ones + 2.5).to_vector<float>(), std::vector<float>{3.5f});  // promoted, as PyTorch

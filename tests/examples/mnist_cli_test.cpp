@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/cuda.h"
 #include "support/run_example.h"
 
 namespace fs = std::filesystem;
@@ -149,4 +150,32 @@ TEST_F(MnistCli, LimitTrainsOnTheFirstImagesOnly) {
   const Outcome bad = mnist("--limit -1");
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.output, "mnist: --limit expects a number, got \"-1\"\n");
+}
+
+// EMBER_REHEARSE_CUDA=1: `--device cuda:0` runs on a machine without a GPU, says it is
+// rehearsed, and trains to the CPU run's losses (the CPU kernels, the same draws).
+TEST_F(MnistCli, ARehearsedCudaRunGivesTheCpuRunsLosses) {
+  if (ember::cuda::device_count() > 0) GTEST_SKIP() << "CUDA devices exist in this build: no rehearsal";
+  write_idx(dir_ + "/train-images-idx3-ubyte", 0x803, {8, 28, 28});
+  write_idx(dir_ + "/train-labels-idx1-ubyte", 0x801, {8});
+  write_idx(dir_ + "/t10k-images-idx3-ubyte", 0x803, {4, 28, 28});
+  write_idx(dir_ + "/t10k-labels-idx1-ubyte", 0x801, {4});
+  const std::string args = "--epochs 1 --batch-size 4 --log-interval 1 --data " + dir_;
+  const Outcome cpu = mnist(args + " --metrics " + dir_ + "/cpu.csv");
+  ASSERT_EQ(cpu.status, 0) << cpu.output;
+  const Outcome rehearsed = ember::test::run_example(
+      "mnist", args + " --device cuda:0 --metrics " + dir_ + "/rehearsed.csv", "EMBER_REHEARSE_CUDA=1 ");
+  ASSERT_EQ(rehearsed.status, 0) << rehearsed.output;
+  EXPECT_NE(rehearsed.output.find("on cuda:0 (rehearsed on the CPU)"), std::string::npos) << rehearsed.output;
+  const auto lines = [](const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  EXPECT_EQ(lines(dir_ + "/rehearsed.csv"), lines(dir_ + "/cpu.csv"));
+  EXPECT_EQ(lines(dir_ + "/cpu.csv").size(), 4u);
+  // Without the rehearsal the same command has no device to run on.
+  const Outcome none = ember::test::run_example("mnist", args + " --device cuda:0");
+  EXPECT_NE(none.status, 0) << none.output;
 }

@@ -220,8 +220,11 @@ TEST(Bert, ForwardShapesDefaultsAndArgumentErrors) {
                    "Bert: forward returns last_hidden_state and pooler_output");
   EXPECT_THROW_MSG(model(ids.to(kFloat32), Tensor()), DTypeError,
                    "dtype mismatch in Bert: input_ids must be int64 or int32, got float32");
-  EXPECT_THROW_MSG(model(ids, mask.to(kFloat32)), DTypeError,
-                   "dtype mismatch in Bert: attention_mask must be int64, int32 or bool, got float32");
+  // A float mask, as transformers takes it: 1 attends, 0 is padding.
+  EXPECT_TRUE(equal(model(ids, mask.to(kFloat32)).last_hidden_state, model(ids, mask).last_hidden_state));
+  EXPECT_THROW_MSG(
+      model(ids, mask.to(kUInt8)), DTypeError,
+      "dtype mismatch in Bert: attention_mask must be int64, int32, bool or floating, got uint8");
   EXPECT_THROW_MSG(model(ids, ones({2, 4}, TensorOptions().dtype(kInt64))), ShapeError,
                    "Bert: attention_mask must have input_ids' shape [2, 5], got [2, 4]");
   EXPECT_THROW_MSG(model(ids, Tensor(), zeros({5}, TensorOptions().dtype(kInt64))), ShapeError,
