@@ -44,10 +44,12 @@ void rehearse_from_environment() {
     if (*end != '\0' || n < 0 || n > kMaxRehearsedDevices)
       raise<ValueError>("EMBER_REHEARSE_CUDA must be a number of devices from 0 to ", kMaxRehearsedDevices,
                         ", got \"", env, "\"");
-    if (n > 0 && !cuda::rehearse(static_cast<int>(n)))
+    if (n > 0 && !cuda::rehearse(static_cast<int>(n))) {
+      Backend* real = builtin_backend(DeviceType::CUDA);  // (rehearse refuses only where it has devices)
+      const int devices = real ? real->device_count() : 0;
       std::fprintf(stderr, "ember: EMBER_REHEARSE_CUDA=%ld ignored: this machine has %d CUDA device%s\n", n,
-                   builtin_backend(DeviceType::CUDA)->device_count(),
-                   builtin_backend(DeviceType::CUDA)->device_count() == 1 ? "" : "s");
+                   devices, devices == 1 ? "" : "s");
+    }
   });
 }
 

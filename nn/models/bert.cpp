@@ -9,6 +9,8 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
+#include "ember/core/io/atomic_dir.h"
+#include "ember/core/io/file_io.h"
 #include "ember/core/ops/attention.h"
 #include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
@@ -355,12 +357,17 @@ std::shared_ptr<Bert> Bert::from_pretrained(const std::string& dir, std::optiona
 }
 
 void Bert::save_pretrained(const std::string& dir) const {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) raise<IOError>("Bert.save_pretrained: cannot create the directory \"", dir, "\": ", ec.message());
-  // The weights first: config.json then marks a complete directory.
-  save_file(state_dict(), path_in(dir, "model.safetensors"), {{"format", "pt"}});
-  config.to_json_file(path_in(dir, "config.json"));
+  constexpr const char* what = "Bert.save_pretrained";
+  // A file the user made read-only is refused, as a single file's save refuses it.
+  for (const char* name : {"model.safetensors", "config.json"})
+    if (std::filesystem::exists(path_in(dir, name))) io::check_writable(path_in(dir, name), what);
+  io::atomic_write_dir(
+      dir,
+      [&](const std::string& tmp) {
+        save_file(state_dict(), path_in(tmp, "model.safetensors"), {{"format", "pt"}});
+        config.to_json_file(path_in(tmp, "config.json"));
+      },
+      what);
 }
 
 }  // namespace ember::nn::models

@@ -185,8 +185,13 @@ class EMBER_API Bert : public ForwardingModule<Bert> {
   /// initializing Bert: [...]"). The model is moved to device when one is given.
   static std::shared_ptr<Bert> from_pretrained(const std::string& dir,
                                                std::optional<Device> device = std::nullopt);
-  /// Writes dir/config.json and dir/model.safetensors (each atomically; dir is created when
-  /// missing), a directory transformers' BertModel.from_pretrained loads.
+  /// Writes dir/config.json and dir/model.safetensors, a directory transformers'
+  /// BertModel.from_pretrained loads, as a whole (io::atomic_write_dir): loaders and other
+  /// savers, on any thread or process, see the old directory or the new one, never a mix, and
+  /// the directory's other files (a vocab.txt) stay. (A from_pretrained running during a save
+  /// may read one file of each; load once the saves are done.) dir is created when missing; a failure
+  /// leaves it as it was; an existing config.json or weights file without a write bit is
+  /// refused (IOError), as save_file refuses it.
   void save_pretrained(const std::string& dir) const;
 
   /// Whether forward skips padding (off by default: transformers' outputs at every position).

@@ -14,6 +14,10 @@
 
 namespace ember::nn::models {
 
+/// The most parameters a BertConfig may describe (2^34: 64 GiB as float32); BERT-large has
+/// 3.4e8. validate() refuses more, so that a hostile config fails at once.
+constexpr int64_t kMaxBertParameters = int64_t(1) << 34;
+
 struct EMBER_API BertConfig {
   int64_t vocab_size = 30522;
   int64_t hidden_size = 768;

@@ -152,6 +152,19 @@ TEST(BertConfig, UnsupportedOrInvalidValuesNameTheKeyAndTheFile) {
   EXPECT_THROW_MSG(Bert{bad}, ValueError, "BertConfig: \"hidden_size\" (32) in BertConfig is not a multiple");
 }
 
+// Sizes from a file are bounded before anything is built: 10^6 layers were 27 s and 4 GB of
+// building layers before a std::bad_alloc.
+TEST(BertConfig, AHostileSizeIsRefusedAtOnce) {
+  EXPECT_THROW_MSG(BertConfig::from_json(R"({"num_hidden_layers": 1000000})", "big/config.json"), ValueError,
+                   "BertConfig: big/config.json describes a model of 7.08");
+  EXPECT_THROW_MSG(BertConfig::from_json(R"({"hidden_size": 3000000, "num_attention_heads": 1})"), ValueError,
+                   "BertConfig: config.json describes a model of ");
+  BertConfig large;  // BERT-large's sizes pass
+  large.hidden_size = 1024, large.num_hidden_layers = 24, large.num_attention_heads = 16;
+  large.intermediate_size = 4096;
+  EXPECT_NO_THROW(large.validate());
+}
+
 TEST(BertConfig, ToJsonReadsBackAndSaysBert) {
   BertConfig c = tiny("gelu_new");
   c.layer_norm_eps = 1e-5, c.hidden_dropout_prob = 0.25, c.pad_token_id.reset();
