@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <new>
+#include <string>
 
 #include "ember/core/error.h"
 #include "ember/core/io/file_io.h"
@@ -21,8 +23,10 @@ namespace {
 
 constexpr const char* kLoad = "load_reviews";
 // A text corpus anywhere near this is not what this reader is for; a small .gz that claims
-// more is garbage (or a zip bomb), not data.
-constexpr size_t kMaxText = size_t{1} << 32;
+// more is garbage (or a zip bomb), not data. 1 GiB: refused before the text's growth needs
+// more than 1.5 GiB at once, so that a process with little memory gets this error (or, where
+// even that fails, an OutOfMemoryError), never std::bad_alloc.
+constexpr size_t kMaxText = size_t{1} << 30;
 constexpr int64_t kMaxLabel = (int64_t{1} << 31) - 1;
 
 template <class... Args>
@@ -79,10 +83,16 @@ std::string gunzip(const std::string& path, const std::string& in) {
     const size_t used = static_cast<size_t>(zs.next_in - reinterpret_cast<const Bytef*>(in.data() + pos));
     const size_t made = sizeof chunk - zs.avail_out;
     pos += used;
-    out.append(chunk, made);
+    if (out.size() + made > kMaxText) fail("decompresses to more than ", kMaxText, " bytes");
+    try {
+      out.append(chunk, made);
+    } catch (const std::bad_alloc&) {
+      inflateEnd(&zs);
+      raise<OutOfMemoryError>(kLoad, ": ", path, ": no memory for ", out.size() + made,
+                              " bytes of decompressed text");
+    }
     if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
       fail("corrupt gzip data (", std::string(zs.msg ? zs.msg : "invalid stream"), ")");
-    if (out.size() > kMaxText) fail("decompresses to more than ", kMaxText, " bytes");
     if (rc != Z_STREAM_END && used == 0 && made == 0) {
       if (pos == in.size()) fail("truncated gzip data (the compressed stream ends early)");
       fail("corrupt gzip data (no progress)");

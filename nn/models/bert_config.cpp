@@ -149,12 +149,13 @@ void BertConfig::validate(const std::string& source) const {
   // rather than as a failed allocation after minutes of building layers. Counted in double,
   // which cannot overflow at these sizes.
   const double H = double(hidden_size), I = double(intermediate_size);
-  const double parameters = (double(vocab_size) + double(max_position_embeddings) + double(type_vocab_size)) * H +
-                            2 * H + double(num_hidden_layers) * (4 * H * H + 2 * H * I + 9 * H + I) + H * H + H;
+  const double parameters =
+      (double(vocab_size) + double(max_position_embeddings) + double(type_vocab_size)) * H + 2 * H +
+      double(num_hidden_layers) * (4 * H * H + 2 * H * I + 9 * H + I) + H * H + H;
   if (parameters > double(kMaxBertParameters))
     raise<ValueError>("BertConfig: ", source, " describes a model of ", parameters, " parameters (",
-                      parameters * 4 / double(1ull << 30), " GiB as float32), more than the ", kMaxBertParameters,
-                      " (64 GiB) Ember builds");
+                      parameters * 4 / double(1ull << 30), " GiB as float32), more than the ",
+                      kMaxBertParameters, " (64 GiB) Ember builds");
 }
 
 std::string BertConfig::to_json() const {

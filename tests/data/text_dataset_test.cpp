@@ -252,3 +252,15 @@ TEST_F(ReviewFiles, FileProblemsAreIOErrors) {
   EXPECT_THROW_MSG(load_reviews(write("flip.gz", flipped)), IOError,
                    "load_reviews: " + dir_ + "/flip.gz: corrupt gzip data (");
 }
+
+// A gzip bomb: 17 members of 64 MiB of zeros each (about 1 MiB of file) inflate past the
+// reader's 1 GiB bound, which stops it before the text needs more than 1.5 GiB at once (a
+// process under a 3 GiB address-space limit got std::bad_alloc from the old 4 GiB bound).
+TEST_F(ReviewFiles, AGzipBombStopsAtTheBound) {
+  const std::string member = gzip(std::string(size_t{64} << 20, '\0'));
+  std::string bomb;
+  for (int i = 0; i < 17; ++i) bomb += member;
+  ASSERT_LT(bomb.size(), size_t{2} << 20);
+  EXPECT_THROW_LINE(load_reviews(write("bomb.gz", bomb)), IOError,
+                    "load_reviews: " + dir_ + "/bomb.gz: decompresses to more than 1073741824 bytes");
+}
