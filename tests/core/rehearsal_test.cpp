@@ -9,7 +9,6 @@
 #include <functional>
 #include <string>
 
-#include "ember/core/backend_registry.h"
 #include "ember/ember.h"
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
@@ -27,10 +26,9 @@ struct Rehearsal {
   bool on;
 };
 
-bool real_devices_exist() {
-  Backend* b = builtin_backend(DeviceType::CUDA);
-  return b && b->device_count() > 0;
-}
+// Whether this build's own CUDA backend has devices (a GPU, or the emulated build's): asked
+// while no test backend or rehearsal is registered, device_count() is that backend's.
+bool real_devices_exist() { return !cuda::is_rehearsed() && cuda::device_count() > 0; }
 
 // The kind and message of what f throws ("" if nothing).
 std::string error_of(const std::function<void()>& f) {
