@@ -4,9 +4,9 @@ BERT as the LibTorch twin (bench/torch/libtorch_bert_bench.cpp: transformers' Be
 structure, hidden 128, 2 layers, 4 heads, intermediate 512, exact GELU, SDPA over a bool key
 mask, dropout 0.1, the pooler; a Linear(128, 2) head on the [CLS] state; AdamW lr 5e-4,
 clipping at 1.0), on the same batches (the file ember_bench_text writes when
-EMBER_BENCH_TEXT_BATCHES names it), computed padded as the notes' program computes them.
-Plain PyTorch, no transformers: the GPU machine has PyTorch and nothing else
-(/work/shared/GPU.md); tests/gpu/run.sh runs it beside Ember's cuda:0 rows.
+EMBER_BENCH_TEXT_BATCHES names it), computed padded as transformers computes them.
+Plain PyTorch, no transformers: a GPU machine may have PyTorch and nothing else;
+tests/gpu/run.sh runs it beside Ember's cuda:0 rows.
 
     EMBER_BENCH_TEXT_BATCHES=/tmp/b.bin build/bench/ember_bench_text --benchmark_filter=NONE
     python3 bench/bert_twin.py --batches /tmp/b.bin bert_train_step/cuda:0/32/threads:1 \\

@@ -81,7 +81,8 @@ def table(title, medians, peers, before, after):
 
 
 def text_goals(idle, busy):
-    """Issue 31's goals on the CPU (the SDPA, tokenizer and memory goals have their own rows)."""
+    """The text suite's goals on the CPU, as bench/README.md lists them (the SDPA, tokenizer and
+    memory goals are measured by other benchmarks)."""
     e, lt = idle["Ember"], idle.get("LibTorch", {})
 
     def speedup(row):

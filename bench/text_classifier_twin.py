@@ -4,8 +4,8 @@ without --pretrained): the same model trained the same way with transformers' Be
 check that both implement the same thing. Its final test accuracy should land within about
 1 point of Ember's.
 
-    /work/venv/bin/python bench/text_classifier_twin.py                  # 3 epochs, 2 threads
-    /work/venv/bin/python bench/text_classifier_twin.py --limit 1000 --epochs 1 --threads 1
+    python3 bench/text_classifier_twin.py                  # 3 epochs, 2 threads
+    python3 bench/text_classifier_twin.py --limit 1000 --epochs 1 --threads 1
 
 It needs torch, transformers (5.x) and numpy, and runs on the CPU only. The flags are
 Ember's: --epochs, --batch-size, --max-length, --lr, --warmup, --seed, --threads, --limit,

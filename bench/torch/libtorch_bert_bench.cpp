@@ -2,8 +2,8 @@
 // (transformers' BertModel structure: embeddings, LayerNorm, post-norm layers with SDPA
 // attention over a bool key mask, exact GELU, the pooler), the same head on the [CLS] state,
 // dropout 0.1, AdamW lr 5e-4, clipping at 1.0, on the same batches (read from
-// EMBER_BENCH_TEXT_BATCHES, written by ember_bench_text), computed padded as the notes'
-// program computes them. Rows: bert_train_step/cpu/32/threads:<n>, bert_infer/cpu/1/<L>/threads:<n>.
+// EMBER_BENCH_TEXT_BATCHES, written by ember_bench_text), computed padded as transformers
+// computes them. Rows: bert_train_step/cpu/32/threads:<n>, bert_infer/cpu/1/<L>/threads:<n>.
 // Registered only when EMBER_BENCH_TEXT_BATCHES names the file.
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>

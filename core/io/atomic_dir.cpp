@@ -1,4 +1,4 @@
-#include "ember/core/io/atomic_dir.h"
+#include "ember/core/io/file_io.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -9,7 +9,6 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
-#include "ember/core/io/atomic_dir.h"
 #include "ember/core/io/file_io.h"
 #include "ember/core/ops/attention.h"
 #include "ember/core/ops/check.h"

@@ -1,4 +1,4 @@
-// Autograd patterns users write (issue 26): leaves shared by several graphs, overlapping and
+// Autograd patterns users write: leaves shared by several graphs, overlapping and
 // expanded in-place writes, dtype holes, exceptions from hooks.
 #include <gtest/gtest.h>
 

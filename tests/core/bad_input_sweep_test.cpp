@@ -1,6 +1,6 @@
-// Issue 15: a sweep of bad inputs over the public entry points. Every call must throw an
-// ember::Error (a typed error), never crash, hang or silently return. The categories and
-// their counts are printed, for the issue's note.
+// A sweep of bad inputs over the public entry points. Every call must throw an ember::Error
+// (a typed error), never crash, hang or silently return. The categories and their counts
+// are printed.
 #include <gtest/gtest.h>
 
 #include <cmath>

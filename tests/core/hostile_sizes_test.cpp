@@ -1,5 +1,5 @@
-// Regression tests for issue 15: sizes, strides, offsets and window extents that would
-// overflow int64 (or read past a 0-d tensor's empty shape) are typed errors, not crashes.
+// Regression tests: sizes, strides, offsets and window extents that would overflow int64 (or
+// read past a 0-d tensor's empty shape) are typed errors, not crashes.
 #include <gtest/gtest.h>
 
 #include <cstdint>

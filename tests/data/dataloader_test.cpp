@@ -136,7 +136,7 @@ TEST(DataLoader, RejectsBadOptions) {
   EXPECT_THROW_LINE(DataLoader(rows(3), with_batch(0)), ValueError,
                     "DataLoader: batch_size must be at least 1, got 0");
   EXPECT_THROW_LINE(DataLoader(nullptr, with_batch(1)), ValueError, "DataLoader: dataset is null");
-  // Issue 15: SIZE_MAX gave an epoch of no batches without an error.
+  // SIZE_MAX used to give an epoch of no batches without an error.
   EXPECT_THROW_LINE(DataLoader(rows(3), with_batch(SIZE_MAX)), ValueError,
                     "DataLoader: batch_size must be at most 2147483647, got 18446744073709551615");
   EXPECT_THROW_MSG(DataLoader(rows(3), with_batch(size_t{1} << 31)), ValueError,

@@ -207,7 +207,7 @@ TEST_F(IdxFiles, CorruptOrTruncatedGzip) {
                     "read_idx: " + bad_crc + ": corrupt gzip data (incorrect data check)");
 }
 
-// Issue 15: hostile IDX files found by the fuzzer and an outside tester.
+// Hostile IDX files found by the fuzzer and an outside tester.
 TEST_F(IdxFiles, ZeroItemsWithHugeRowsIsAbsurd) {
   // 16 bytes: [0, 0xFFFFFFFF, 0xFFFFFFFF]; its strides overflowed int64.
   const std::string path = write("zero-items", idx(0x803, {0, 0xFFFFFFFF, 0xFFFFFFFF}, 0));

@@ -1,4 +1,4 @@
-// Issue 15: the mnist example checks its outputs before training, reports every write error
+// The mnist example checks its outputs before training, reports every write error
 // with a non-zero exit, and refuses a test split of no images instead of printing "-nan %".
 // Runs the built binary; skipped in builds without examples.
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Ember's CUDA parity suite, the benchmarks and the MNIST example here (no GPU
 # needed) for Hopper and fills .gpu/ (git-ignored) with what tests/gpu/run.sh needs on a GPU
-# machine (/work/shared/GPU.md): the binaries (gzipped), libbenchmark, the bundled MNIST sample,
+# machine: the binaries (gzipped), libbenchmark, the bundled MNIST sample,
 # and a kit to rebuild there if the binaries do not start (Eigen headers, GoogleTest
 # sources, zlib, cuDNN headers, Ember's sources).
 #

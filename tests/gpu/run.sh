@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs Ember's GPU checks in one go on a machine with a GPU (/work/shared/GPU.md), from the
+# Runs Ember's GPU checks in one go on a machine with a GPU, from the
 # .gpu/ folder that tests/gpu/prepare.sh filled: finds cuBLAS, cuDNN and NVRTC (rejecting CUDA 12
 # builds; find_cuda_libs.sh), records the GPU and
 # the versions, runs the CUDA parity suite with EMBER_REQUIRE_GPU=1, one epoch of the MNIST

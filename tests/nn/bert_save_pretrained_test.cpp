@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "ember/core/io/atomic_dir.h"
+#include "ember/core/io/file_io.h"
 #include "ember/ember.h"
 #include "support/expect.h"
 #include "support/temp_dir.h"

@@ -373,9 +373,8 @@ TEST(Optimizer, StateFollowsADTypeChange) {
   }
 }
 
-// Issue 15: a step count that is not a whole number in [0, 2^53] loaded and then failed (or
-// corrupted the bias correction) at the next step(); it is refused on load, with nothing
-// changed.
+// A step count that is not a whole number in [0, 2^53] used to load and then fail (or corrupt
+// the bias correction) at the next step(); it is refused on load, with nothing changed.
 TEST(Optimizer, LoadStateDictValidatesAdamStep) {
   Tensor p = fresh_param();
   nn::Adam opt({p}, nn::AdamOptions{0.1});

@@ -447,7 +447,7 @@ TEST(Json, ParsesAndQuotes) {
     EXPECT_THROW_MSG(nn::json::parse(bad), IOError, "invalid JSON at byte");
 }
 
-// Issue 15: files the reference implementation rejects are rejected here too.
+// Files the reference implementation rejects are rejected here too.
 TEST(Safetensors, AsStrictAsTheReferenceImplementation) {
   const std::string eight(8, '\0');
   struct Case {

@@ -1,6 +1,6 @@
-// Catalog cases for the class losses' ignore_index and label_smoothing (issue 28): every
-// reduction, a transposed input, an empty batch and a row wide enough for the 128-thread
-// blocks of cuda_softmax_loss.cu, so that gradcheck and the CUDA parity suite cover them.
+// Catalog cases for the class losses' ignore_index and label_smoothing: every reduction, a
+// transposed input, an empty batch and a row wide enough for the 128-thread blocks of
+// cuda_softmax_loss.cu, so that gradcheck and the CUDA parity suite cover them.
 #include "support/op_catalog_args.h"
 
 namespace ember::test {

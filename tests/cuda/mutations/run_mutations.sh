@@ -19,17 +19,17 @@
 #          failure).
 # The patch is applied to a scratch worktree ($MUTATION_WORK, default /tmp/ember-mutations),
 # whose build folders are kept between runs so each mutation rebuilds only what it touches
-# (ccache when installed; builds serialised on $BUILD_LOCK when that file exists, as on the
-# shared development machine). $MUTATION_CMAKE_ARGS is added to every configure (a quicker
-# optimisation level, say). Prints `caught` / `missed` per mutation with what caught it,
-# then `N caught, M missed`. Run by hand, not in CI: the table lives in README.md here.
+# (ccache when installed; builds serialised on $BUILD_LOCK when that file exists, for a machine
+# whose other builds take the same lock). $MUTATION_CMAKE_ARGS is added to every configure (a
+# quicker optimisation level, say). Prints `caught` / `missed` per mutation with what caught
+# it, then `N caught, M missed`. Run by hand, not in CI: the table lives in README.md here.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(git -C "$HERE" rev-parse --show-toplevel)
 WORK=${MUTATION_WORK:-/tmp/ember-mutations}
 SCRATCH=$WORK/src
 JOBS=${JOBS:-2}
-BUILD_LOCK=${BUILD_LOCK:-/work/.buildlock}
+BUILD_LOCK=${BUILD_LOCK:-}
 # CI's runs of the cuda label (devices, strict devices, the four modes).
 source "$ROOT/.ci/emulated_cuda_modes.sh"
 export "${EMULATED_CUDA_ENV[@]}"
@@ -49,7 +49,7 @@ git -C "$SCRATCH" reset -q --hard
 git -C "$SCRATCH" clean -qfd -e 'build-*'
 
 locked() {
-  if [[ -e $BUILD_LOCK ]]; then flock "$BUILD_LOCK" nice "$@"; else nice "$@"; fi
+  if [[ -n $BUILD_LOCK && -e $BUILD_LOCK ]]; then flock "$BUILD_LOCK" nice "$@"; else nice "$@"; fi
 }
 
 # configure <class>: the class's build folder, configured once.

@@ -1,6 +1,6 @@
 // Ember's choice of a cuDNN convolution algorithm (kernels/cuda/cuda_conv.cpp) on the
 // emulated cuDNN: when the search finds an acceptable algorithm, the fallback's workspace is
-// never asked for (issue 14: the query cost a call per direction and new problem).
+// never asked for (the query would cost a call per direction and new problem).
 #include <gtest/gtest.h>
 
 #include "cuda_emulator/control.h"
