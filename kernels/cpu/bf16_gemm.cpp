@@ -144,9 +144,10 @@ float from_bf16(uint16_t h) {
   return x;
 }
 
+int64_t bf16_pairs(int64_t k) { return (std::max<int64_t>(k, 0) + 1) / 2; }
+
 int64_t bf16_row_words(int64_t k, Bf16Kernel kernel) {
-  const int64_t pairs = (std::max<int64_t>(k, 0) + 1) / 2;
-  return resolve(kernel) == Bf16Kernel::Avx2 ? 2 * pairs : pairs;
+  return resolve(kernel) == Bf16Kernel::Avx2 ? 2 * bf16_pairs(k) : bf16_pairs(k);
 }
 
 void bf16_pack_rows(uint32_t* dst, const float* a, int64_t a_rs, int64_t a_cs, int64_t m, int64_t k,
@@ -168,12 +169,11 @@ void bf16_pack_rows(uint32_t* dst, const float* a, int64_t a_rs, int64_t a_cs, i
 }
 
 int64_t bf16_packed_words(int64_t k, int64_t n) {
-  return (std::max<int64_t>(n, 0) + bf16::kPanel - 1) / bf16::kPanel * bf16::kPanel *
-         ((std::max<int64_t>(k, 0) + 1) / 2);
+  return (std::max<int64_t>(n, 0) + bf16::kPanel - 1) / bf16::kPanel * bf16::kPanel * bf16_pairs(k);
 }
 
 void bf16_pack(uint32_t* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t k, int64_t n) {
-  const int64_t pairs = (std::max<int64_t>(k, 0) + 1) / 2;
+  const int64_t pairs = bf16_pairs(k);
   const auto at = [&](int64_t kk, int64_t j) -> uint32_t {
     return kk < k && j < n ? to_bf16(b[kk * b_rs + j * b_cs]) : 0u;
   };

@@ -26,6 +26,9 @@ EMBER_API uint16_t to_bf16(float x);
 /// The float a bfloat16 holds (exact).
 EMBER_API float from_bf16(uint16_t h);
 
+/// Pairs of depths in k: (k + 1) / 2 (0 for k <= 0), the depth of a packed panel in words.
+EMBER_API int64_t bf16_pairs(int64_t k);
+
 /// Words of one row of k depths in the left operand's form for kernel (Best: the one Best
 /// runs): (k + 1) / 2 for AVX512_BF16 (a pair of bfloat16s a word), twice that for AVX2 (each
 /// rounded value as a float's bits); the last depth's partner is zero when k is odd.
@@ -37,12 +40,12 @@ EMBER_API void bf16_pack_rows(uint32_t* dst, const float* a, int64_t a_rs, int64
                               Bf16Kernel kernel = Bf16Kernel::Best);
 
 /// Words bf16_pack() writes for a k x n right operand: panels of 16 columns (the last padded
-/// with zeros), each (k + 1) / 2 pairs deep.
+/// with zeros), each bf16_pairs(k) deep.
 EMBER_API int64_t bf16_packed_words(int64_t k, int64_t n);
 
 /// Rounds B(kk, j) = b[kk * b_rs + j * b_cs] (k x n) to bfloat16 and packs it, one form for
 /// every kernel: panel p's pair q (depths 2q and 2q + 1 in a word's low and high half) of
-/// column p * 16 + jj at dst[p * 16 * ((k + 1) / 2) + q * 16 + jj].
+/// column p * 16 + jj at dst[p * 16 * bf16_pairs(k) + q * 16 + jj].
 EMBER_API void bf16_pack(uint32_t* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t k, int64_t n);
 
 /// c[i * ldc + j] = (bias ? bias[j] : 0) + sum over kk < k of A(i, kk) B(kk, j) for i < m,

@@ -5,7 +5,7 @@
 // (kernels/cpu/bf16_gemm.h) keeps W^T's panels as bfloat16 pairs, and each product rounds its
 // input's rows to bfloat16 once before the blocks run.
 #include <algorithm>
-#include <vector>
+#include <memory>
 
 #include "ember/core/error.h"
 #include "ember/kernels/cpu/bf16_gemm.h"
@@ -59,15 +59,16 @@ void CpuBackend::linear_packed(const Tensor& out, const Tensor& x_in, const Tens
   float* po = out.data_ptr<float>();
   if (bf16) {
     // The input's rows rounded to bfloat16 once, for every block that reads them.
-    const int64_t words = cpu::bf16_row_words(K), pairs = (K + 1) / 2;
-    std::vector<uint32_t> rows(static_cast<size_t>(M * words));
+    // (Left uninitialized: bf16_pack_rows writes every word a block reads.)
+    const int64_t words = cpu::bf16_row_words(K), pairs = cpu::bf16_pairs(K);
+    const std::unique_ptr<uint32_t[]> rows(new uint32_t[static_cast<size_t>(M * words)]);
     parallel_for(M, std::max<int64_t>(1, kMinTaskMacs / 16 / std::max<int64_t>(1, K)),
                  [&](int64_t lo, int64_t hi) {
-                   cpu::bf16_pack_rows(rows.data() + lo * words, px + lo * x_rs, x_rs, x_cs, hi - lo, K);
+                   cpu::bf16_pack_rows(rows.get() + lo * words, px + lo * x_rs, x_rs, x_cs, hi - lo, K);
                  });
     const uint32_t* pw = reinterpret_cast<const uint32_t*>(packed.data_ptr<int32_t>());
     cpu::for_each_gemm_block(M, N, K, [&](int64_t i0, int64_t m, int64_t j0, int64_t n) {
-      cpu::bf16_gemm_prepacked(po + i0 * N + j0, N, rows.data() + i0 * words, words, pw + j0 * pairs, m, n, K,
+      cpu::bf16_gemm_prepacked(po + i0 * N + j0, N, rows.get() + i0 * words, words, pw + j0 * pairs, m, n, K,
                                pb ? pb + j0 : nullptr);
     });
     return;
