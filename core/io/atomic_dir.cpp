@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/core/io/file_mode.h"
 
 namespace ember::io {
 namespace fs = std::filesystem;
@@ -62,6 +64,13 @@ void carry_other_files(const fs::path& dir, const std::string& tmp, const char* 
   raise<IOError>(what, ": \"", dir.string(), "\" kept changing while its files were carried over");
 }
 
+// The mode the new directory gets: the old one's, else 0777 less the umask (as mkdir makes it).
+mode_t directory_mode(const fs::path& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) return st.st_mode & 07777;
+  return static_cast<mode_t>(0777) & ~current_umask();
+}
+
 // Removes a temporary, ignoring errors (it may hold what a failed write left).
 void discard(const std::string& path) {
   std::error_code ec;
@@ -90,6 +99,8 @@ void atomic_write_dir(const std::string& dir_in, const std::function<void(const 
   std::string tmp = target.string() + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX";
   if (!::mkdtemp(tmp.data()))
     raise<IOError>(what, ": cannot create a directory beside \"", dir_in, "\": ", std::strerror(errno));
+  // mkdtemp makes it 0700: it gets the old directory's mode, or the one mkdir gives.
+  ::chmod(tmp.c_str(), directory_mode(target));
   try {
     write(tmp);
     carry_other_files(target, tmp, what);

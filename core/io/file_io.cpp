@@ -12,9 +12,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fstream>
 #include <memory>
 
 #include "ember/core/error.h"
+#include "ember/core/io/file_mode.h"
 
 namespace ember::io {
 namespace {
@@ -158,6 +160,15 @@ int open_regular(const std::string& path, Problem& problem, std::string& why, ui
 
 }  // namespace
 
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
 InputFile::InputFile(const std::string& path) { fd_ = open_regular(path, problem_, why_, size_); }
 
 InputFile::~InputFile() {
@@ -203,9 +214,7 @@ void atomic_write(const std::string& path, const std::string& bytes, const char*
   if (fd < 0) io_fail(what, "cannot create a temporary file next to", path);
   // mkstemp creates the file 0600; the file gets the mode any new file would (0666 less
   // the umask), as it would without the temporary file.
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  (void)::fchmod(fd, static_cast<mode_t>(0666) & ~mask);
+  (void)::fchmod(fd, static_cast<mode_t>(0666) & ~current_umask());
   auto abandon = [&](const char* problem, bool close_fd) {
     const int saved = errno;
     if (close_fd) ::close(fd);
@@ -224,6 +233,8 @@ void atomic_write(const std::string& path, const std::string& bytes, const char*
     ::close(dfd);
   }
 }
+
+void check_replaceable(const std::string& path, const char* what) { (void)save_target(path, what); }
 
 void check_writable(const std::string& path, const char* what) {
   const std::string target = save_target(path, what);

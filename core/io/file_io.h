@@ -74,6 +74,11 @@ EMBER_API void atomic_write(const std::string& path, const std::string& bytes, c
 /// known: the target rules, and a temporary file created and removed beside it.
 EMBER_API void check_writable(const std::string& path, const char* what);
 
+/// The target rules of atomic_write alone, creating nothing: for a file of a directory that
+/// atomic_write_dir replaces as a whole, where a probe file could land in a directory another
+/// save is swapping out and keep it from being removed.
+EMBER_API void check_replaceable(const std::string& path, const char* what);
+
 // A directory of files replaced as a whole (a pretrained model's config.json and weights,
 // core/io/atomic_dir.cpp): readers, and other writers on any thread or process, see the old
 // complete directory or the new complete one, never a mix of the two. The swap is one step
@@ -86,6 +91,7 @@ EMBER_API void check_writable(const std::string& path, const char* what);
 /// A failure of write (its exception is rethrown) or of the swap (IOError "<what>: ...") leaves
 /// dir as it was and no temporary behind; a process killed meanwhile leaves dir complete (old
 /// or new) and at most a temporary sibling. A dir that is a symlink is replaced where it points.
+/// The new dir gets the old one's mode (a first one 0777 less the umask, as mkdir gives).
 EMBER_API void atomic_write_dir(const std::string& dir,
                                 const std::function<void(const std::string& tmp)>& write, const char* what);
 

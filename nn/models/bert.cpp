@@ -357,9 +357,10 @@ std::shared_ptr<Bert> Bert::from_pretrained(const std::string& dir, std::optiona
 
 void Bert::save_pretrained(const std::string& dir) const {
   constexpr const char* what = "Bert.save_pretrained";
-  // A file the user made read-only is refused, as a single file's save refuses it.
+  // A file the user made read-only is refused, as a single file's save refuses it. Nothing is
+  // created in dir: another thread's save may be swapping it out (its removal would then fail).
   for (const char* name : {"model.safetensors", "config.json"})
-    if (std::filesystem::exists(path_in(dir, name))) io::check_writable(path_in(dir, name), what);
+    io::check_replaceable(path_in(dir, name), what);
   io::atomic_write_dir(
       dir,
       [&](const std::string& tmp) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,6 +109,49 @@ TEST(BertSavePretrained, TwoThreadsSavingIntoOneDirectoryLeaveOneWholeModel) {
     EXPECT_TRUE(same_weights(*last, *a) || same_weights(*last, *b)) << "round " << round;
     EXPECT_EQ(temporaries(root.path()), 0);
   }
+}
+
+// The save makes nothing inside the directory it replaces: a probe file made there (as the
+// read-only check once made) lands in whichever directory holds the name at that moment, and in
+// one that another thread's save was swapping out it kept that save's removal from finishing
+// (a ".tmp-" directory left behind, once in CI). inotify sees every file made in the old one.
+TEST(BertSavePretrained, ASaveCreatesNothingInsideTheDirectoryItReplaces) {
+  TempDir root;
+  const std::string dir = root.path("model");
+  const auto a = tiny(16, 1);
+  a->save_pretrained(dir);
+  const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_GE(::inotify_add_watch(fd, dir.c_str(), IN_CREATE | IN_MOVED_TO), 0);
+  a->save_pretrained(dir);
+  alignas(inotify_event) char events[4096];
+  const ssize_t got = ::read(fd, events, sizeof events);
+  std::string made;
+  for (ssize_t at = 0; at < got;) {
+    const auto* e = reinterpret_cast<const inotify_event*>(events + at);
+    if (e->mask & (IN_CREATE | IN_MOVED_TO)) made += std::string(e->len ? e->name : "?") + " ";
+    at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+  }
+  ::close(fd);
+  EXPECT_EQ(made, "");
+}
+
+// The new directory has the old one's mode, and a first save the mode mkdir gives (the
+// temporary it starts as is private, 0700, as mkdtemp makes it).
+TEST(BertSavePretrained, TheDirectoryKeepsItsModeOrGetsTheUsualOne) {
+  TempDir root;
+  const std::string dir = root.path("model");
+  const auto a = tiny(16, 1);
+  const mode_t old_mask = ::umask(022);
+  a->save_pretrained(dir);
+  ::umask(old_mask);
+  struct stat st {};
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  ASSERT_EQ(::chmod(dir.c_str(), 0750), 0);
+  a->save_pretrained(dir);
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0750u);
 }
 
 // A process killed (SIGKILL) while it saves, at 12 moments: the directory loads every time, as
