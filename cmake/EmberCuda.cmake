@@ -63,8 +63,11 @@ endif()
 # Compile options and libraries of a target that holds CUDA code. The runtime is linked
 # statically and the driver is never linked: cudart loads libcuda at run time, so every
 # binary starts on a machine without a driver.
+#
+# EMBER_WITH_CUDA and EMBER_CUDA_EMULATED reach the build tree's own targets (tests read them)
+# but not an installed or exported package: no installed header tests either.
 function(ember_configure_cuda_target target)
-  target_compile_definitions(${target} PUBLIC EMBER_WITH_CUDA=1)
+  target_compile_definitions(${target} PUBLIC $<BUILD_INTERFACE:EMBER_WITH_CUDA=1>)
   if(EMBER_CUDA_EMULATED)
     ember_configure_emulated_cuda_target(${target})
     return()
@@ -86,7 +89,7 @@ endfunction()
 # the whole emulator, so every hook its tests call is exported; a static one hands it to the
 # final link.
 function(ember_configure_emulated_cuda_target target)
-  target_compile_definitions(${target} PUBLIC EMBER_CUDA_EMULATED=1)
+  target_compile_definitions(${target} PUBLIC $<BUILD_INTERFACE:EMBER_CUDA_EMULATED=1>)
   if(BUILD_SHARED_LIBS)
     target_link_libraries(${target} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,ember_cuda_emulator>")
   else()

@@ -19,6 +19,14 @@ using bench::timed_loop;
 
 double gemm_flops(int64_t m, int64_t k, int64_t n) { return 2.0 * static_cast<double>(m) * k * n; }
 
+// This binary alone is compiled with OpenMP, and an inline Eigen function it instantiates may
+// stand in at link time for libember's copy (built with EIGEN_DONT_PARALLELIZE): Eigen runs on
+// one thread outside the eigen rows, which set their own count and put this back.
+[[maybe_unused]] const bool kEigenOneThread = [] {
+  Eigen::setNbThreads(1);
+  return true;
+}();
+
 void BM_Matmul(benchmark::State &state, Device d, int64_t n, int threads) {
   manual_seed(0);
   Tensor a = randn({n, n}, d), b = randn({n, n}, d);

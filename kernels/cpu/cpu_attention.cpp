@@ -18,7 +18,6 @@
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
-#include "ember/kernels/cpu/eigen_single_thread.h"
 #include "ember/kernels/cpu/exp_lanes.h"
 #include "ember/kernels/cpu/gemm_into.h"
 #include "ember/kernels/cpu/horizontal_lanes.h"
@@ -438,7 +437,6 @@ void backward(T* dq, T* dk, T* dv, const Backward<T>& bw) {
 
 void CpuBackend::attention(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                            const Tensor& v, const Tensor& mask, bool is_causal, double scale) {
-  cpu::keep_eigen_single_threaded();
   EMBER_DISPATCH_FLOATING(q.dtype(), "scaled_dot_product_attention", [&] {
     using T = scalar_t;
     const Problem<T> p(q, k, v, mask, is_causal, scale);
@@ -450,7 +448,6 @@ void CpuBackend::attention_backward(const Tensor& grad_q, const Tensor& grad_k, 
                                     const Tensor& grad_out, const Tensor& q, const Tensor& k, const Tensor& v,
                                     const Tensor& out, const Tensor& lse, const Tensor& mask, bool is_causal,
                                     double scale) {
-  cpu::keep_eigen_single_threaded();
   EMBER_DISPATCH_FLOATING(q.dtype(), "scaled_dot_product_attention_backward", [&] {
     using T = scalar_t;
     const Problem<T> p(q, k, v, mask, is_causal, scale);

@@ -2,13 +2,13 @@
 // operand is read in place as row-major or column-major (whichever has unit inner stride), so
 // transposed views cost no copy. Each GEMM runs on one thread; Ember spreads the batch, or one
 // large product's output rows or columns, over its own pool (kernels/cpu/thread_pool.h), which
-// copes with a busy machine better than Eigen's OpenMP regions.
+// copes with a busy machine better than OpenMP regions would (Eigen's threading is compiled
+// out: EIGEN_DONT_PARALLELIZE).
 #include <algorithm>
 #include <cmath>
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
-#include "ember/kernels/cpu/eigen_single_thread.h"
 #include "ember/kernels/cpu/gemm_blocks.h"
 #include "ember/kernels/cpu/gemm_into.h"
 #include "ember/kernels/cpu/parallel.h"
@@ -43,7 +43,6 @@ void gemm_parallel(T* o, const cpu::MatrixView<T>& a, const cpu::MatrixView<T>& 
 }  // namespace
 
 void CpuBackend::matmul(const Tensor& out, const Tensor& a_in, const Tensor& b_in, const Tensor& bias) {
-  cpu::keep_eigen_single_threaded();
   const int64_t B = out.size(0), M = out.size(1), N = out.size(2), K = a_in.size(2);
   // Operands read in place, but for those whose strides fit no layout (a broadcast's stride 0).
   Tensor a = a_in, b = b_in;

@@ -5,7 +5,6 @@
 
 #include "ember/core/threads.h"
 #include "ember/kernels/cpu/conv/conv_buffers.h"
-#include "ember/kernels/cpu/eigen_single_thread.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember::cpu {
@@ -111,7 +110,6 @@ void forward_sample(const T* x, const T* rows, const T* b, T* out, const Geometr
 // All samples of a convolution in parallel, with the weights already split by kernel row.
 template <class T>
 void forward_all(const T* x, const T* rows, const T* b, T* out, int64_t N, const Geometry& g) {
-  keep_eigen_single_threaded();
   parallel_for(N, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t n = lo; n < hi; ++n)
       forward_sample(x + n * g.C * g.H * g.W, rows, b, out + n * g.Co * g.Ho * g.Wo, g);
@@ -179,7 +177,6 @@ void conv2d_shifted_backward_input(const T* go, const T* w, T* gx, int64_t N, in
 template <class T>
 void conv2d_shifted_backward_weight(const T* go, const T* x, T* gw, T* gb, int64_t N, int64_t C, int64_t H,
                                     int64_t W, int64_t Co, int64_t kh, int64_t kw, const Conv2dParams& p) {
-  keep_eigen_single_threaded();
   const Geometry g = geometry(C, H, W, Co, kh, kw, p.pad_h, p.pad_w);
   const int64_t weights = kh * Co * kw * C;
   // Summed laid out [kernel row][Co][depth], then the bias.

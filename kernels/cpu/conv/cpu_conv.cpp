@@ -11,7 +11,7 @@
 // im2col writes them and Eigen's packing reads them back without a trip to memory (folding
 // the whole batch at once measured about twice as slow at the tutorial's shapes). Threads
 // take contiguous runs of chunks, each with its own buffers, and Eigen runs single-threaded
-// inside them (it does so by itself within an OpenMP region). Buffers live per thread and
+// inside them (the library is built with EIGEN_DONT_PARALLELIZE). Buffers live per thread and
 // only grow, so a training step allocates nothing here.
 #include <Eigen/Core>
 #include <algorithm>
@@ -28,7 +28,6 @@
 #include "ember/kernels/cpu/conv/conv_route.h"
 #include "ember/kernels/cpu/conv/conv_shifted.h"
 #include "ember/kernels/cpu/cpu_backend.h"
-#include "ember/kernels/cpu/eigen_single_thread.h"
 #include "ember/kernels/cpu/parallel.h"
 
 namespace ember {
@@ -295,7 +294,6 @@ cpu::ConvRoute route(cpu::ConvPass pass, const Tensor& t, const Geometry& g) {
 void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                         const Conv2dParams& p) {
   cpu::ConvScratchScope scratch;  // its buffers stay valid until this call returns
-  cpu::keep_eigen_single_threaded();
   const Geometry g = geometry(input, weight, out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(out.dtype(), "conv2d", [&] {
@@ -343,7 +341,6 @@ void CpuBackend::conv2d(const Tensor& out, const Tensor& input, const Tensor& we
 void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& grad_out, const Tensor& weight,
                                        const Conv2dParams& p) {
   cpu::ConvScratchScope scratch;  // its buffers stay valid until this call returns
-  cpu::keep_eigen_single_threaded();
   const Geometry g = geometry(grad_input, weight, grad_out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(grad_input.dtype(), "conv2d_backward_input", [&] {
@@ -379,7 +376,6 @@ void CpuBackend::conv2d_backward_input(const Tensor& grad_input, const Tensor& g
 void CpuBackend::conv2d_backward_weight(const Tensor& grad_weight, const Tensor& grad_bias,
                                         const Tensor& grad_out, const Tensor& input, const Conv2dParams& p) {
   cpu::ConvScratchScope scratch;  // its buffers stay valid until this call returns
-  cpu::keep_eigen_single_threaded();
   const Geometry g = geometry(input, grad_weight, grad_out, p);
   const Split s = split(g);
   EMBER_DISPATCH_FLOATING(grad_weight.dtype(), "conv2d_backward_weight", [&] {
