@@ -11,13 +11,17 @@ Run by hand (CI never runs it), with nothing else running, right after Ember's r
     MINILM_DIR=.../model ./build/bench/ember_bench_sentence --benchmark_format=json > ember.json
     MINILM_DIR=.../model /tmp/venv/bin/python bench/sentence_twin.py --ember-json ember.json
 prints one markdown table: each cell's time per item (us per sequence, or per sentence), each
-peer's, and Ember's ratio to the fastest ONNX Runtime graph and to PyTorch eager.
+peer's, and Ember's ratio to the fastest ONNX Runtime graph and to PyTorch eager. With
+--rss ./build/bench/ember_bench_sentence it also prints the peak RSS of serving the batches of
+32 at one thread, each program alone in its process (Ember's row; each ORT graph in
+ort_peak_rss.py, which imports only onnxruntime and numpy).
 """
 import argparse
 import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,6 +31,8 @@ import onnxruntime as ort
 import torch
 import transformers
 from transformers import AutoTokenizer, BertConfig, BertModel
+
+from ort_peak_rss import ort_runner
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LENGTHS = (8, 32, 128)
@@ -112,13 +118,22 @@ def export(model, folder, hidden, heads):
     return path, opt_path
 
 
-def ort_runner(path, threads):
-    o = ort.SessionOptions()
-    o.intra_op_num_threads = threads
-    o.inter_op_num_threads = 1
-    o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    s = ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
-    return lambda x, m: s.run(["last_hidden_state"], {"input_ids": x, "attention_mask": m})
+def peak_rss(ember_bench, name, folder, graphs, work):
+    """Peak RSS (MiB) serving the batches of 32 at one thread, each program in a process of its
+    own: Ember's sentence_batch32 row alone in ember_bench, each ORT graph in ort_peak_rss.py."""
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = subprocess.run([ember_bench, f"--benchmark_filter=^sentence_batch32/{name}/threads:1$",
+                          "--benchmark_format=json", "--benchmark_min_time=0.1"],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    rss = {"ember": json.loads(out)["benchmarks"][0]["peak_rss_mib"]}
+    batches = os.path.join(folder, "batches.npz")
+    np.savez(batches, **{f"{k}{i}": a for i, (x, m) in enumerate(work) for k, a in (("x", x), ("m", m))})
+    for peer, path in graphs.items():
+        out = subprocess.run([sys.executable, os.path.join(HERE, "ort_peak_rss.py"), path, batches, "1"],
+                             env=env, check=True, capture_output=True, text=True).stdout
+        r = json.loads(out)
+        rss[peer], rss[peer + "_import"] = r["peak_rss_mib"], r["after_import_mib"]
+    return rss
 
 
 def torch_runner(model):
@@ -132,6 +147,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ember-json", help="ember_bench_sentence's --benchmark_format=json output")
     ap.add_argument("--models", default="minilm,bert_base")
+    ap.add_argument("--rss", metavar="EMBER_BENCH",
+                    help="also the peak RSS serving the batches of 32 at 1 thread: Ember's row alone in "
+                         "this ember_bench_sentence binary, each ORT graph alone in ort_peak_rss.py")
     args = ap.parse_args()
     minilm = os.environ.get("MINILM_DIR")
     if not minilm:
@@ -145,11 +163,15 @@ def main():
     items = {k: (len(ids) if k.startswith("batch") else 1) for k in work}
 
     rows = {}  # (model, cell, threads) -> {peer: us per item}
+    rss = {}  # model -> {program: MiB}
     for name in args.models.split(","):
         model = make_model(name, minilm)
         c = model.config
         with tempfile.TemporaryDirectory() as folder:
             plain, optimized = export(model, folder, c.hidden_size, c.num_attention_heads)
+            if args.rss:
+                rss[name] = peak_rss(args.rss, name, folder, {"ort": plain, "ort_opt": optimized}, work["batch32"])
+                print(name, "peak RSS", rss[name], file=sys.stderr)
             for threads in (1, 2):
                 torch.set_num_threads(threads)
                 runners = {"pytorch": torch_runner(model), "ort": ort_runner(plain, threads),
@@ -186,6 +208,13 @@ def main():
               f"{fmt(r['ort_opt'])} | {ratios} |")
     print("(us per item: per sequence for 1/L, per sentence for batch1 and batch32; ratios > 1: Ember faster;\n"
           " Ember's batch32 skips the padding, as SentenceEncoder does; computing it, as the peers do: in parentheses)")
+    if rss:
+        print("\n| model | Ember peak RSS | ORT exported | ORT optimized | ORT's Python after imports | best ORT / Ember |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: |")
+        for name, r in rss.items():
+            print(f"| {name} | {r['ember']:.0f} | {r['ort']:.0f} | {r['ort_opt']:.0f} | {r['ort_import']:.0f} | "
+                  f"{min(r['ort'], r['ort_opt']) / r['ember']:.2f}x |")
+        print("(MiB; batches of 32 at 1 thread, each program alone in its process: load, pack or optimize, run)")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,12 @@
 // rebuild the same workload in PyTorch from the name alone.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -60,6 +63,19 @@ double timed_loop(benchmark::State& state, Device d, int threads, Body&& body) {
 inline void report_rate(benchmark::State& state, const char* name, double amount_per_iteration,
                         double seconds) {
   state.counters[name] = amount_per_iteration * static_cast<double>(state.iterations()) / seconds;
+}
+
+// The process's peak resident memory so far, in MiB: a row's own figure when the row runs alone
+// in its process (--benchmark_filter), its model loaded, packed and run. VmHWM, the peak of this
+// program's own memory map: getrusage's ru_maxrss keeps the peak from before exec, so a row
+// started by a large process (a Python twin) would report that process's size.
+inline double peak_rss_mib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // kB
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // KiB on Linux
 }
 
 }  // namespace ember::bench

@@ -4,8 +4,6 @@
 // per process, --benchmark_filter, for a figure of that row alone) and FLOP/s (the causal
 // half of 2 L^2 E multiply-adds forward and 5 L^2 E backward). bench/sdpa_twin.py measures PyTorch's backends
 // the same way.
-#include <sys/resource.h>
-
 #include <benchmark/benchmark.h>
 
 #include "bench/common/bench_devices.h"
@@ -14,12 +12,6 @@ namespace {
 using namespace ember;
 
 constexpr int64_t kHeads = 4, kHeadSize = 64;
-
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;  // KiB on Linux
-}
 
 void BM_SdpaCausal(benchmark::State& state, int64_t length) {
   manual_seed(0);
@@ -36,7 +28,7 @@ void BM_SdpaCausal(benchmark::State& state, int64_t length) {
   const double macs =
       7.0 * static_cast<double>(kHeads) * static_cast<double>(length * length) / 2 * kHeadSize;
   bench::report_rate(state, "FLOP/s", 2 * macs, s);
-  state.counters["peak_rss_mib"] = peak_rss_mib();
+  state.counters["peak_rss_mib"] = bench::peak_rss_mib();
 }
 
 const bool registered = [] {

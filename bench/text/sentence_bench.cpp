@@ -16,7 +16,9 @@
 //                                              (PackFormat::BFloat16; labelled with the kernel:
 //                                              AVX512_BF16, or AVX2 widening to float)
 // The sentences' ids need MiniLM's tokenizer: without MINILM_DIR the sentence rows are not
-// registered (the fixed-length ones are). real_gflops counts the encoder's multiply-adds x 2.
+// registered (the fixed-length ones are). real_gflops counts the encoder's multiply-adds x 2;
+// the sentence rows' peak_rss_mib is the process's peak, that row's own when it runs alone
+// (sentence_twin.py --rss runs each so, beside ONNX Runtime in a process of its own).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -147,6 +149,7 @@ void BM_Sentences(benchmark::State& state, std::string model, size_t batch_size,
   state.counters["us_per_sentence"] = s / (static_cast<double>(state.iterations()) * n) * 1e6;
   state.counters["real_gflops"] =
       encoder_flops(lengths, bert->config) * static_cast<double>(state.iterations()) / s * 1e-9;
+  state.counters["peak_rss_mib"] = bench::peak_rss_mib();
 }
 
 const bool registered = [] {

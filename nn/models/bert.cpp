@@ -312,8 +312,11 @@ Tensor Bert::forward(const Tensor&) {
 
 std::shared_ptr<Bert> Bert::from_pretrained(const std::string& dir, std::optional<Device> device) {
   const std::string file = path_in(dir, "model.safetensors");
-  auto model = std::make_shared<Bert>(BertConfig::from_json_file(path_in(dir, "config.json")));
+  const BertConfig config = BertConfig::from_json_file(path_in(dir, "config.json"));  // validated
+  // The weights before the model: decoding holds the file's bytes and its tensors at once, and
+  // a model made first would be a third copy at that moment (3x the model at the peak, 2x now).
   const StateDict weights = load_file(file);
+  auto model = std::make_shared<Bert>(config);
   const StateDict own = model->state_dict();
   // BertModel's checkpoints name "embeddings....", BertFor*'s "bert.embeddings....": the
   // prefix under which more of the model's tensors are found.

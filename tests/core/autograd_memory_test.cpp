@@ -10,16 +10,9 @@
 #include <cstdio>
 
 #include "ember/ember.h"
+#include "support/sanitized.h"
 
 using namespace ember;
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define EMBER_TEST_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define EMBER_TEST_SANITIZED 1
-#endif
-#endif
 
 #ifndef EMBER_TEST_SANITIZED
 namespace {
