@@ -21,6 +21,7 @@ using namespace ember;
 using nn::models::Bert;
 using nn::models::BertConfig;
 
+#ifndef EMBER_TEST_SANITIZED
 namespace {
 
 // VmHWM or VmRSS of this process, in bytes.
@@ -32,6 +33,7 @@ double status_bytes(const char* key) {
 }
 
 }  // namespace
+#endif
 
 TEST(BertLoadMemory, FromPretrainedPeaksAtTwiceTheWeights) {
 #ifdef EMBER_TEST_SANITIZED
