@@ -10,6 +10,7 @@
 #include "ember/core/ops/linalg.h"
 #include "ember/core/ops/linear_pack.h"
 #include "ember/nn/init.h"
+#include "ember/nn/serialization.h"
 
 namespace ember::nn {
 
@@ -40,11 +41,24 @@ struct Linear::Pack {
 
 Linear::~Linear() = default;
 
+namespace {
+
+// A pack of weight. Where the pack holds the values (a backend with a packed form), the forward
+// reads only the pack, so the weight's pages that map_file mapped are given back: a served
+// checkpoint then costs its packs, not the packs and the weights (release_file_pages).
+std::shared_ptr<const LinearWeightPack> make_pack(const Tensor& weight, PackFormat format) {
+  auto pack = std::make_shared<const LinearWeightPack>(pack_linear_weight(weight, format));
+  if (pack->defined()) release_file_pages(weight);
+  return pack;
+}
+
+}  // namespace
+
 void Linear::reset_parameters() { init::default_layer_init_(weight, bias); }
 
 void Linear::pack_weight(PackFormat format) {
   // Packed before the lock is taken: an error leaves the pack in force as it was.
-  pack_->install(format, std::make_shared<const LinearWeightPack>(pack_linear_weight(weight, format)));
+  pack_->install(format, make_pack(weight, format));
 }
 
 void Linear::pack_weight(bool on) {
@@ -67,7 +81,7 @@ Tensor Linear::forward(const Tensor& input) {
   {
     std::lock_guard<std::mutex> lock(pack_->mutex);
     if (pack_->format && !pack_->current->is_current_for(weight))
-      pack_->current = std::make_shared<const LinearWeightPack>(pack_linear_weight(weight, *pack_->format));
+      pack_->current = make_pack(weight, *pack_->format);
     pack = pack_->current;  // another thread may replace it while this one reads it
   }
   return pack ? linear(input, weight, bias, *pack) : linear(input, weight, bias);
@@ -94,8 +108,7 @@ int64_t pack_linear_weights(Module& root, PackFormat format) {
   std::vector<std::pair<Linear*, std::shared_ptr<const LinearWeightPack>>> packs;
   for (const std::shared_ptr<Module>& m : root.modules())
     if (auto* linear = dynamic_cast<Linear*>(m.get()))
-      packs.emplace_back(
-          linear, std::make_shared<const LinearWeightPack>(pack_linear_weight(linear->weight, format)));
+      packs.emplace_back(linear, make_pack(linear->weight, format));
   for (auto& [linear, pack] : packs) linear->pack_->install(format, std::move(pack));
   return static_cast<int64_t>(packs.size());
 }

@@ -25,7 +25,8 @@ class EMBER_API Linear : public Module {
   /// the weight and each input to bfloat16 and sums in float32 (PackFormat::BFloat16: half the
   /// memory, about twice the rate on CPUs with AVX512_BF16). forward packs again once the
   /// weight has changed (an optimizer step, load_state_dict, to()), so training stays correct,
-  /// only without the gain. Costs the weight's size again in memory (half for bfloat16).
+  /// only without the gain. Costs the weight's size again in memory (half for bfloat16); a weight
+  /// on pages that map_file mapped gives them back, so that only the pack stays resident.
   /// forward, pack_weight and unpacking may run on several threads at once: a forward uses the
   /// pack in force when it starts. Errors are pack_linear_weight's, with the pack unchanged.
   void pack_weight(PackFormat format);

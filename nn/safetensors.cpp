@@ -7,6 +7,7 @@
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/io/file_io.h"
+#include "ember/core/ops/blob.h"
 #include "ember/core/ops/transfer.h"
 #include "ember/nn/json.h"
 #include "ember/nn/serialization.h"
@@ -187,12 +188,6 @@ Metadata parse_metadata(const json::Value& v) {
   return out;
 }
 
-uint64_t read_le64(const std::string& bytes) {
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
-  return n;
-}
-
 }  // namespace
 
 std::string encode_safetensors(const StateDict& state, const Metadata& metadata) {
@@ -247,27 +242,33 @@ std::string encode_safetensors(const StateDict& state, const Metadata& metadata)
   return out;
 }
 
-SafetensorsContents decode_safetensors(const std::string& bytes, Device device) {
-  if (bytes.size() < 8)
-    raise<IOError>("safetensors: truncated: ", bytes.size(),
-                   " bytes, too short for the 8-byte header length");
-  const uint64_t n = read_le64(bytes);
-  if (n > bytes.size() - 8)
-    raise<IOError>("safetensors: header length ", n, " is larger than the file (", bytes.size(),
+namespace {
+
+// Decodes the size bytes at bytes. With a mapping (which holds those bytes), each CPU entry
+// whose values can be read as they lie (Ember's own dtype, aligned to its element size; BOOL
+// is checked byte by byte, so it is copied) is a tensor on the mapping's pages, sharing it.
+SafetensorsContents decode(const char* bytes, size_t size, Device device,
+                           const std::shared_ptr<io::MappedFile>& mapping) {
+  if (size < 8)
+    raise<IOError>("safetensors: truncated: ", size, " bytes, too short for the 8-byte header length");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[i]);
+  if (n > size - 8)
+    raise<IOError>("safetensors: header length ", n, " is larger than the file (", size,
                    " bytes): truncated or not a safetensors file");
   if (n > kMaxHeader) raise<IOError>("safetensors: header length ", n, " exceeds the limit of ", kMaxHeader);
   // As the reference implementation: the header is a JSON object, so it starts with '{'.
   if (n == 0 || bytes[8] != '{') raise<IOError>("safetensors: the header does not start with '{'");
   json::Value header;
   try {
-    header = json::parse(bytes.substr(8, static_cast<size_t>(n)));
+    header = json::parse(std::string(bytes + 8, static_cast<size_t>(n)));
   } catch (const IOError& e) {
     raise<IOError>("safetensors: bad JSON header: ", e.what());
   }
   if (header.type != json::Value::Type::Object)
     raise<IOError>("safetensors: the JSON header is not an object");
 
-  const uint64_t data_size = bytes.size() - 8 - n;
+  const uint64_t data_size = size - 8 - n;
   SafetensorsContents out;
   std::vector<Entry> entries;
   std::unordered_set<std::string> names;
@@ -282,22 +283,36 @@ SafetensorsContents decode_safetensors(const std::string& bytes, Device device) 
   }
   check_layout(entries, data_size);
 
-  const char* data = bytes.data() + 8 + n;
+  const char* data = bytes + 8 + n;
   for (const Entry& e : entries) {
+    const size_t nbytes = static_cast<size_t>(e.end - e.begin);
+    const char* at = data + e.begin;
+    if (mapping && device.is_cpu() && e.type.stored == Stored::Native && e.type.dtype != kBool &&
+        nbytes > 0 && reinterpret_cast<uintptr_t>(at) % e.type.itemsize == 0) {
+      // The deleter holds the mapping: it lives while any tensor or view of it does.
+      out.tensors.insert(e.name, from_blob(const_cast<char*>(at), e.shape,
+                                           TensorOptions().dtype(e.type.dtype), [mapping](void*) {}));
+      continue;
+    }
     Tensor t = ember::detail::make_empty(e.shape, e.type.dtype, Device::cpu());
-    const size_t size = static_cast<size_t>(e.end - e.begin);
     if (e.type.stored != Stored::Native) {
-      decode_half(data + e.begin, size / 2, e.type.stored, t.data_ptr<float>());
+      decode_half(at, nbytes / 2, e.type.stored, t.data_ptr<float>());
     } else {
       if (e.type.dtype == kBool)
-        for (size_t i = 0; i < size; ++i)
-          if (static_cast<unsigned char>(data[e.begin + i]) > 1)
+        for (size_t i = 0; i < nbytes; ++i)
+          if (static_cast<unsigned char>(at[i]) > 1)
             raise<IOError>("safetensors: tensor \"", e.name, "\" holds a BOOL byte other than 0 or 1");
-      if (size) std::memcpy(t.raw_data(), data + e.begin, size);
+      if (nbytes) std::memcpy(t.raw_data(), at, nbytes);
     }
     out.tensors.insert(e.name, device.is_cpu() ? t : t.to(device));
   }
   return out;
+}
+
+}  // namespace
+
+SafetensorsContents decode_safetensors(const std::string& bytes, Device device) {
+  return decode(bytes.data(), bytes.size(), device, nullptr);
 }
 
 void save_file(const StateDict& state, const std::string& path, const Metadata& metadata) {
@@ -318,6 +333,22 @@ SafetensorsContents load_file_with_metadata(const std::string& path, Device devi
 
 StateDict load_file(const std::string& path, Device device) {
   return load_file_with_metadata(path, device).tensors;
+}
+
+SafetensorsContents map_file_with_metadata(const std::string& path) {
+  const std::shared_ptr<io::MappedFile> mapping = io::MappedFile::open(path, "map_file");
+  try {
+    return decode(mapping->data(), mapping->size(), Device::cpu(), mapping);
+  } catch (const IOError& e) {
+    raise<IOError>("map_file \"", path, "\": ", e.what());
+  }
+}
+
+StateDict map_file(const std::string& path) { return map_file_with_metadata(path).tensors; }
+
+bool release_file_pages(const Tensor& t) {
+  if (!t.defined() || !t.device().is_cpu() || !t.is_contiguous() || t.numel() == 0) return false;
+  return io::MappedFile::release_pages(t.raw_data(), static_cast<size_t>(t.numel()) * itemsize(t.dtype()));
 }
 
 void save(const Module& module, const std::string& path) { save_file(module.state_dict(), path); }

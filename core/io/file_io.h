@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "ember/core/export.h"
@@ -43,6 +44,8 @@ class EMBER_API InputFile {
   const std::string& why() const { return why_; }
   /// The file's size in bytes when it was opened.
   uint64_t size() const { return size_; }
+  /// The open file descriptor (-1 when not open), still owned by this object.
+  int fd() const { return fd_; }
 
   /// Reads up to n bytes into dst (retrying when a signal interrupts): how many were read, 0 at
   /// the end of the file, or -1 with problem() Read and why() set.
@@ -60,6 +63,37 @@ class EMBER_API InputFile {
 /// The whole of the regular file at path. IOError "<what>: cannot open \"<path>\": <why>" with
 /// InputFile's why(), or "<what>: reading failed for \"<path>\": <strerror>".
 EMBER_API std::string read_file(const std::string& path, const char* what);
+
+/// A regular file's bytes mapped into memory copy-on-write (MAP_PRIVATE, readable and
+/// writable): pages are read from the file when first touched, a write copies the page it
+/// touches, and the file never changes. Tensors that read it in place share it (nn::map_file).
+/// The file must not be changed in place while it is mapped: a read would see the change, or
+/// get SIGBUS past a new end; replacing it by rename (atomic_write) is safe, the mapping keeping
+/// the old file.
+class EMBER_API MappedFile {
+ public:
+  /// Maps the regular file at path (read_file's checks and IOError messages; an empty file maps
+  /// to no bytes).
+  static std::shared_ptr<MappedFile> open(const std::string& path, const char* what);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+  /// Gives back to the system the pages wholly inside [p, p + n), when that range lies in a live
+  /// mapping: pages no write has copied are dropped and read from the file again if touched
+  /// (MADV_PAGEOUT); copied ones keep their values (the system may move them to swap). For
+  /// values that live elsewhere too (a packed weight).
+  /// Whether the range was in a mapping and the system took the advice.
+  static bool release_pages(const void* p, size_t n);
+
+ private:
+  MappedFile(char* data, size_t size) : data_(data), size_(size) {}
+  char* data_;
+  size_t size_;
+};
 
 /// Writes bytes to path atomically: a temporary file "<target>.tmp-<pid>-XXXXXX" beside the
 /// target, fsync, rename. The target is path, or the regular file its symlinks lead to (the

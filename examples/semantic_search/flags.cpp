@@ -8,14 +8,17 @@ namespace ember::examples {
 
 const char* search_usage() {
   return "usage: semantic_search --model DIR [--docs FILE] [--index FILE.safetensors]\n"
-         "         [--top-k N] [--batch-size N] [--device auto|cpu|cuda|cuda:N] [--bf16] [QUERY ...]\n"
+         "         [--top-k N] [--batch-size N] [--device auto|cpu|cuda|cuda:N] [--bf16] [--mmap]\n"
+         "         [QUERY ...]\n"
          "Semantic search with a sentence-transformers model (all-MiniLM-L6-v2, say):\n"
          "  --docs FILE   the documents, one per line (empty lines skipped), embedded once;\n"
          "  --index FILE  where the embeddings and the documents are kept: reused when it was\n"
          "                made by the same model from the same documents, else (re)written;\n"
          "                with --index alone, the documents are the index's;\n"
          "  --bf16        on the CPU, the model's products in bfloat16 (float sums): half the\n"
-         "                weights' memory, about twice as fast on CPUs with AVX512_BF16.\n"
+         "                weights' memory, about twice as fast on CPUs with AVX512_BF16;\n"
+         "  --mmap        map the model's weights from its file instead of reading them: on the\n"
+         "                CPU about half the memory (the file must not change while this runs).\n"
          "Each QUERY argument, or else each line of standard input, prints the --top-k (5)\n"
          "documents closest to it, with their cosine similarity.\n";
 }
@@ -37,6 +40,8 @@ SearchFlags parse_search_flags(const std::vector<std::string>& args) {
       f.device = r.value();
     else if (flag == "--bf16")
       f.bf16 = true;
+    else if (flag == "--mmap")
+      f.mmap = true;
     else if (flag == "--top-k")
       f.top_k = r.number<int>();
     else if (flag == "--batch-size")

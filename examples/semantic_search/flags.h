@@ -14,6 +14,7 @@ struct SearchFlags {
   int batch_size = 32;
   std::vector<std::string> queries;  // empty: read queries from standard input, one per line
   bool bf16 = false;  // the products in bfloat16 on the CPU (SentenceEncoder::set_weight_format)
+  bool mmap = false;  // the weights mapped from the model's file (nn::LoadMode::Map)
   bool help = false;
 };
 

@@ -108,11 +108,13 @@ int main(int argc, char** argv) {
       throw std::invalid_argument("the index \"" + f.index +
                                   "\" does not exist; give --docs FILE to build it");
     const Device device = examples::resolve_device(f.device);
-    const auto encoder = nn::models::SentenceEncoder::from_pretrained(f.model, device);
+    const auto encoder = nn::models::SentenceEncoder::from_pretrained(
+        f.model, device, f.mmap ? nn::LoadMode::Map : nn::LoadMode::Read);
     if (f.bf16) encoder->set_weight_format(PackFormat::BFloat16);
-    std::printf("Model %s: %lld-dimensional embeddings, up to %zu tokens, on %s%s%s\n", f.model.c_str(),
+    std::printf("Model %s: %lld-dimensional embeddings, up to %zu tokens, on %s%s%s%s\n", f.model.c_str(),
                 static_cast<long long>(encoder->dimension()), encoder->max_seq_length, device.str().c_str(),
-                cuda::device_note(device), f.bf16 ? ", bfloat16 products" : "");
+                cuda::device_note(device), f.bf16 ? ", bfloat16 products" : "",
+                f.mmap ? ", weights mapped" : "");
     const SearchIndex index = open_index(*encoder, f);
     if (!f.queries.empty()) {
       for (const std::string& q : f.queries) answer(*encoder, index, q, f.top_k);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 #include <system_error>
 
@@ -15,6 +16,7 @@
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
+#include "ember/core/ops/transfer.h"
 #include "ember/core/ops/views.h"
 #include "ember/nn/init.h"
 #include "ember/nn/models/bert_packed_attention.h"
@@ -310,12 +312,13 @@ Tensor Bert::forward(const Tensor&) {
       "token_type_ids) (undefined tensors for all-ones masks and zero token types)");
 }
 
-std::shared_ptr<Bert> Bert::from_pretrained(const std::string& dir, std::optional<Device> device) {
+std::shared_ptr<Bert> Bert::from_pretrained(const std::string& dir, std::optional<Device> device,
+                                            LoadMode mode) {
   const std::string file = path_in(dir, "model.safetensors");
   const BertConfig config = BertConfig::from_json_file(path_in(dir, "config.json"));  // validated
   // The weights before the model: decoding holds the file's bytes and its tensors at once, and
   // a model made first would be a third copy at that moment (3x the model at the peak, 2x now).
-  const StateDict weights = load_file(file);
+  const StateDict weights = mode == LoadMode::Map ? map_file(file) : load_file(file);
   auto model = std::make_shared<Bert>(config);
   const StateDict own = model->state_dict();
   // BertModel's checkpoints name "embeddings....", BertFor*'s "bert.embeddings....": the
@@ -341,7 +344,19 @@ std::shared_ptr<Bert> Bert::from_pretrained(const std::string& dir, std::optiona
     picked.insert(key, w);
     used.insert(name);
   }
-  model->load_state_dict(picked);
+  if (mode == LoadMode::Map) {
+    // The model's tensors take the mapped ones' storage (as PyTorch's load_state_dict with
+    // assign=True): a copy would read every page in. Another dtype is converted.
+    std::map<std::string, Tensor> targets;
+    for (const auto& [key, t] : model->named_parameters()) targets.emplace(key, t);
+    for (const auto& [key, t] : model->named_buffers()) targets.emplace(key, t);
+    for (const auto& [key, w] : picked) {
+      const Tensor& target = targets.at(key);
+      set_data(target, w.dtype() == target.dtype() ? w : w.to(target.dtype()));
+    }
+  } else {
+    model->load_state_dict(picked);
+  }
   // Older checkpoints store transformers' position_ids buffer (0 .. max_positions - 1), which
   // Ember computes: dropped silently, as transformers drops it.
   const auto known_leftover = [&](const std::string& key) {

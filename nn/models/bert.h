@@ -20,6 +20,7 @@
 #include "ember/nn/models/bert_config.h"
 #include "ember/nn/module.h"
 #include "ember/nn/normalization.h"
+#include "ember/nn/serialization.h"
 
 namespace ember::nn::models {
 
@@ -182,9 +183,11 @@ class EMBER_API Bert : public ForwardingModule<Bert> {
   /// F16, BF16 and F64 tensors load converted to float32. Tensors the model does not use
   /// (a classifier, the pretraining heads) are listed in one warning line on stderr, as
   /// transformers does ("Some weights of the model checkpoint at DIR were not used when
-  /// initializing Bert: [...]"). The model is moved to device when one is given.
+  /// initializing Bert: [...]"). The model is moved to device when one is given. With
+  /// LoadMode::Map the model's tensors are the file's mapped pages (map_file), not copies.
   static std::shared_ptr<Bert> from_pretrained(const std::string& dir,
-                                               std::optional<Device> device = std::nullopt);
+                                               std::optional<Device> device = std::nullopt,
+                                               LoadMode mode = LoadMode::Read);
   /// Writes dir/config.json and dir/model.safetensors, a directory transformers'
   /// BertModel.from_pretrained loads, as a whole (io::atomic_write_dir): loaders and other
   /// savers, on any thread or process, see the old directory or the new one, never a mix, and

@@ -104,10 +104,11 @@ std::optional<size_t> read_max_seq_length(const std::string& folder) {
 }  // namespace
 
 std::shared_ptr<SentenceEncoder> SentenceEncoder::from_pretrained(const std::string& dir,
-                                                                  std::optional<Device> device) {
+                                                                  std::optional<Device> device,
+                                                                  LoadMode mode) {
   const Layout layout = read_modules(dir);
   data::BertTokenizer tokenizer = data::BertTokenizer::from_pretrained(layout.transformer);
-  std::shared_ptr<Bert> bert = Bert::from_pretrained(layout.transformer);
+  std::shared_ptr<Bert> bert = Bert::from_pretrained(layout.transformer, std::nullopt, mode);
   SentencePooling pooling;
   if (!layout.pooling.empty()) pooling = SentencePooling::from_json_file(in(layout.pooling, "config.json"));
   const size_t positions = static_cast<size_t>(bert->config.max_position_embeddings);

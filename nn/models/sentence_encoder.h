@@ -44,9 +44,12 @@ class EMBER_API SentenceEncoder {
   /// config.json. The model is put in eval mode, moved to device when one is given, and its
   /// linear weights are packed on the CPU. ValueError naming the file for a module Ember does
   /// not have (Dense, a second Transformer, ...) or a value it cannot honour; IOError for a
-  /// missing or unreadable file.
+  /// missing or unreadable file. LoadMode::Map maps the weights (nn::map_file): the packed
+  /// linear weights' pages are given back, so the encoder holds about one copy of the model
+  /// (the packs) instead of two; the file must then not change in place while it lives.
   static std::shared_ptr<SentenceEncoder> from_pretrained(const std::string& dir,
-                                                          std::optional<Device> device = std::nullopt);
+                                                          std::optional<Device> device = std::nullopt,
+                                                          LoadMode mode = LoadMode::Read);
 
   /// A model from its parts (bert is put in eval mode and skips padding: Bert::set_skip_padding).
   /// ValueError when max_seq_length is 0.

@@ -104,6 +104,16 @@ TEST_F(SemanticSearchCli, MissingOrForeignIndexIsOneLine) {
       << r.output;
 }
 
+// --mmap: the weights mapped from the model's file; the same answers as read ones.
+TEST_F(SemanticSearchCli, MmapFlagGivesTheSameAnswers) {
+  const Outcome read = search("--docs " + docs_ + " --top-k 3 'Rain is expected.'");
+  const Outcome mapped = search("--mmap --docs " + docs_ + " --top-k 3 'Rain is expected.'");
+  ASSERT_EQ(mapped.status, 0) << mapped.output;
+  EXPECT_NE(mapped.output.find(", weights mapped\n"), std::string::npos) << mapped.output;
+  const auto answers = [](const std::string& out) { return out.substr(out.find("query: ")); };
+  EXPECT_EQ(answers(mapped.output), answers(read.output));
+}
+
 // --bf16: the products in bfloat16, a query equal to a document still its own best match (at a
 // cosine that rounds to 1.0000 within bfloat16's error); a one-line error where no kernel runs.
 TEST_F(SemanticSearchCli, Bf16FlagSearchesWithBfloat16Products) {

@@ -111,6 +111,17 @@ TEST(SentenceEncoder, TinyModelMatchesSentenceTransformers) {
   EXPECT_NEAR(sum(one * one).item<float>(), 1.0f, 1e-5f);
 }
 
+// LoadMode::Map: the weights read from the file's pages, the packed ones given back; the same
+// bits as the weights read into memory.
+TEST(SentenceEncoder, MappedWeightsGiveTheSameRows) {
+  const Reference want = reference("sentence_tiny_expected.json", "mean_normalize");
+  const auto read = SentenceEncoder::from_pretrained(tiny());
+  const auto mapped = SentenceEncoder::from_pretrained(tiny(), std::nullopt, nn::LoadMode::Map);
+  const Tensor rows = mapped->encode(want.texts);
+  expect_rows(rows, want, "mean_normalize, mapped");
+  EXPECT_EQ(max(abs(rows - read->encode(want.texts))).item<float>(), 0.0f);
+}
+
 TEST(SentenceEncoder, EveryPoolingModeMatchesSentenceTransformers) {
   for (const std::string mode :
        {"cls", "max", "mean_sqrt_len_tokens", "weightedmean", "lasttoken", "cls+mean+max"}) {
@@ -224,6 +235,8 @@ TEST(SentenceEncoder, RealMiniLmMatchesStoredReference) {
   EXPECT_EQ(encoder->max_seq_length, 256u);
   const Reference want = reference("minilm_reference.json", "");
   expect_rows(encoder->encode(want.texts), want, "all-MiniLM-L6-v2");
+  const auto mapped = SentenceEncoder::from_pretrained(dir, std::nullopt, nn::LoadMode::Map);
+  EXPECT_EQ(max(abs(mapped->encode(want.texts) - encoder->encode(want.texts))).item<float>(), 0.0f);
 }
 
 // bfloat16 weights (set_weight_format): embeddings within a cosine of 0.999 of float32's,
