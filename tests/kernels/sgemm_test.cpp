@@ -116,14 +116,17 @@ TEST(Sgemm, ARowsResultDoesNotDependOnTheOtherRowsOrColumnsOfTheCall) {
 
 // A linear's weight W [n, k] as the right operand W^T (columns contiguous), packed once: every
 // partial panel and depth chunk gives sgemm's own bits, with bias, accumulation and a column
-// range that starts at a later panel; the padding of the last panel is zeros.
+// range that starts at a later panel; the padding of the last panel is zeros. The row counts
+// cover the AVX-512 build's blocks of up to 16 rows (8 and 16: one block; 17, 33 and 48: two
+// to three even ones) and the 6 x 16 blocks' partial ones.
 TEST(Sgemm, APrepackedRightOperandGivesTheBitsOfTheCallsOwnPacking) {
   std::mt19937 gen(10);
-  for (int64_t m : {1, 7, 48})
+  for (int64_t m : {1, 7, 8, 13, 16, 17, 33, 48})
     for (int64_t n : {5, 16, 37})
       for (int64_t k : {1, 9, 300})
         for (bool b_rows : {true, false}) {
-          const Operand a = random_operand(m, k, true, gen), b = random_operand(k, n, b_rows, gen);
+          const Operand a = random_operand(m, k, m % 2 == 1 || b_rows, gen),
+                        b = random_operand(k, n, b_rows, gen);
           std::vector<float> packed(static_cast<size_t>(ember::cpu::sgemm_packed_floats(k, n)), -7.0f);
           ASSERT_EQ(packed.size(), static_cast<size_t>((n + 15) / 16 * 16 * k));
           ember::cpu::sgemm_pack(packed.data(), b.data.data(), b.rs, b.cs, k, n);
@@ -134,14 +137,23 @@ TEST(Sgemm, APrepackedRightOperandGivesTheBitsOfTheCallsOwnPacking) {
           std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
           for (float& v : bias) v = dist(gen);
           for (bool accumulate : {false, true}) {
-            std::vector<float> own(static_cast<size_t>(m * n)), pre;
+            // The prepacked output's rows 3 floats apart, their padding -9: never written.
+            const int64_t ldp = n + 3;
+            std::vector<float> own(static_cast<size_t>(m * n)), pre(static_cast<size_t>(m * ldp), -9.0f);
             for (float& v : own) v = dist(gen);
-            pre = own;
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < n; ++j)
+                pre[static_cast<size_t>(i * ldp + j)] = own[static_cast<size_t>(i * n + j)];
             ember::cpu::sgemm(own.data(), n, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, m, n, k,
                               accumulate, bias.data());
-            ember::cpu::sgemm_prepacked(pre.data(), n, a.data.data(), a.rs, a.cs, packed.data(), m, n, k,
+            ember::cpu::sgemm_prepacked(pre.data(), ldp, a.data.data(), a.rs, a.cs, packed.data(), m, n, k,
                                         accumulate, bias.data());
-            ASSERT_EQ(pre, own) << "m " << m << " n " << n << " k " << k << " accumulate " << accumulate;
+            for (int64_t i = 0; i < m; ++i)
+              for (int64_t j = 0; j < ldp; ++j)
+                ASSERT_EQ(pre[static_cast<size_t>(i * ldp + j)],
+                          j < n ? own[static_cast<size_t>(i * n + j)] : -9.0f)
+                    << "m " << m << " n " << n << " k " << k << " accumulate " << accumulate << " at (" << i
+                    << ", " << j << ")";
             if (n <= 16) continue;
             // Columns from 16 on, from the second panel.
             std::vector<float> tail(static_cast<size_t>(m * (n - 16)), 3.0f);

@@ -92,7 +92,8 @@ TEST(MapFile, ErrorsAreLoadFilesNamingMapFile) {
   const std::string empty = dir.write("empty", "");
   EXPECT_THROW_MSG(nn::map_file(empty), IOError,
                    "map_file \"" + empty + "\": safetensors: truncated: 0 bytes");
-  const std::string bad = dir.write("bad", std::string("\x10\0\0\0\0\0\0\0", 8) + "{\"a\":1}" + std::string(9, ' '));
+  const std::string bad =
+      dir.write("bad", std::string("\x10\0\0\0\0\0\0\0", 8) + "{\"a\":1}" + std::string(9, ' '));
   EXPECT_THROW_MSG(nn::map_file(bad), IOError,
                    "map_file \"" + bad + "\": safetensors: header entry \"a\" is not an object");
   // A BOOL byte other than 0 or 1 is refused as load_file refuses it (bool entries are copies).
