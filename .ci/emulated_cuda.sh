@@ -6,8 +6,9 @@
 # there), and with deferred streams; every run with strict devices (a kernel argument on
 # another device than its launch fails, peer access or not). The label includes the mnist
 # comparison (20 steps and the test accuracy on cuda:0 and cuda:1 against the CPU's) and the
-# text classifier's (8 steps on cuda:0). Any skip, and any failure, fails the stage. Then tests/gpu/run.sh is
-# dry-run once against the same binaries. Prints the counts of each run.
+# text classifier's (8 steps on cuda:0). Any skip, and any failure, fails the stage. The built
+# libraries must name no path of the source or build tree (.ci/no_build_paths.sh). Then
+# tests/gpu/run.sh is dry-run once against the same binaries. Prints the counts of each run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-$(nproc)}
@@ -19,6 +20,9 @@ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBER_CUDA=EMULATE 
   -DEMBER_BUILD_BENCH=OFF -DEMBER_BUILD_EXAMPLES=ON >/dev/null
 cmake --build "$BUILD" -j "$JOBS" --target ember_cuda_tests mnist text_classifier
 echo "=== emulated CUDA: built in $((SECONDS - T0))s"
+# The libraries name no path of the source or build tree here either (the emulator's headers
+# and kernels included).
+bash .ci/no_build_paths.sh "$PWD" "$BUILD" "$BUILD/libember.a" "$BUILD/libember_distributed.a"
 
 source .ci/emulated_cuda_modes.sh
 export "${EMULATED_CUDA_ENV[@]}"

@@ -44,7 +44,7 @@ def load(root, split):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=os.path.join(here, "..", "data", "mnist-sample"))
+    ap.add_argument("--data", default=os.path.join(here, "..", "examples", "data", "mnist-sample"))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()

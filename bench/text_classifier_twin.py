@@ -14,14 +14,14 @@ Ember's: --epochs, --batch-size, --max-length, --lr, --warmup, --seed, --threads
 `Epoch N: test accuracy ..., ROC AUC ...; ... s, ... examples/s` after each epoch).
 
 Matched exactly:
-- data: data/reviews/reviews.tsv.gz read as data::load_reviews reads it, in file order; the
+- data: examples/data/reviews/reviews.tsv.gz read as data::load_reviews reads it, in file order; the
   split of data::train_test_split(reviews, 0.1, seed 0) (the first ceil(0.1 n) indices of
   data::shuffled_indices(n, 0, 0) are the test set, each part in file order); --limit N keeps
   the first N indices of shuffled_indices(size, --seed, 0) of each part, in that order, as
   main.cpp does. shuffled_indices (std::seed_seq + std::mt19937_64 + Fisher-Yates, all
-  specified by the C++ standard) comes from data/reviews/make_reviews.py, which
+  specified by the C++ standard) comes from examples/data/reviews/make_reviews.py, which
   reimplements it in Python for the vocabulary; it was checked against g++'s output.
-- tokenizer: transformers' BertTokenizer (the tokenizers library) on data/reviews/vocab.txt,
+- tokenizer: transformers' BertTokenizer (the tokenizers library) on examples/data/reviews/vocab.txt,
   lower case, accents stripped with it, CJK characters split: data::BertTokenizer's defaults.
   [CLS] text [SEP], truncation to --max-length, each batch padded to its longest row
   (text_collate's default EncodeOptions), token types all 0.
@@ -60,8 +60,8 @@ from transformers import BertConfig, BertModel, BertTokenizer, get_linear_schedu
 from transformers.models.bert.tokenization_bert import load_vocab
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REVIEWS = os.path.join(ROOT, "data", "reviews")
-TEST_FRACTION, SPLIT_SEED = 0.1, 0  # data::Reviews::kTestFraction, kSeed
+REVIEWS = os.path.join(ROOT, "examples", "data", "reviews")
+TEST_FRACTION, SPLIT_SEED = 0.1, 0  # examples::Reviews::kTestFraction, kSeed (examples/common/bundled_data.h)
 TEST_BATCH = 64  # main.cpp's test loader
 
 

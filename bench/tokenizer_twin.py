@@ -20,11 +20,12 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REVIEWS = os.path.join(ROOT, "examples", "data", "reviews")
 ROW = "tokenizer_batch_encode/cpu/17364/threads:1"
 
 
 def load_texts():
-    with gzip.open(os.path.join(ROOT, "data", "reviews", "reviews.tsv.gz"), "rt", encoding="utf-8", newline="\n") as f:
+    with gzip.open(os.path.join(REVIEWS, "reviews.tsv.gz"), "rt", encoding="utf-8", newline="\n") as f:
         return [line.rstrip("\n").rstrip("\r").split("\t", 1)[1] for line in f if line.strip()]
 
 
@@ -55,7 +56,7 @@ def main():
     from transformers.models.bert.tokenization_bert import load_vocab
     from transformers.models.bert.tokenization_bert_legacy import BertTokenizerLegacy
     texts, ember = load_texts(), read_ids(args.ids)
-    vocab = os.path.join(ROOT, "data", "reviews", "vocab.txt")
+    vocab = os.path.join(REVIEWS, "vocab.txt")
     # transformers 5's BertTokenizer takes the vocabulary itself (vocab=); given vocab_file it
     # builds its own and every id differs (as tests/parity/make_tokenizer_fixtures.py found).
     for name, tok, reps in (("Rust", BertTokenizer(vocab=load_vocab(vocab)), args.repetitions),

@@ -132,6 +132,26 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-ffp-contract=off>")
 endif()
 
+# No path of the machine that builds: file names in __FILE__ (the CUDA error checks name the
+# file that failed), assert and debug information are relative to the source folder, so the
+# built library holds no absolute path of the source or the build tree (CI checks it with
+# strings: .ci/no_build_paths.sh). Headers are included through build/include/ember, a link to
+# the source folder, so that prefix maps to "." too. The most specific prefix comes last: GCC
+# applies the last option that matches, clang 16 the longest prefix.
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  check_cxx_compiler_flag(-ffile-prefix-map=/ember=. EMBER_HAS_FILE_PREFIX_MAP)
+  if(EMBER_HAS_FILE_PREFIX_MAP)
+    set(EMBER_FILE_PREFIX_MAPS
+      "-ffile-prefix-map=${CMAKE_CURRENT_SOURCE_DIR}=."
+      "-ffile-prefix-map=${CMAKE_CURRENT_BINARY_DIR}=."
+      "-ffile-prefix-map=${CMAKE_CURRENT_BINARY_DIR}/include/ember=.")
+    add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${EMBER_FILE_PREFIX_MAPS}>")
+    # nvcc has no option of its own for this; its host compiler preprocesses both passes.
+    list(TRANSFORM EMBER_FILE_PREFIX_MAPS PREPEND "-Xcompiler=" OUTPUT_VARIABLE _ember_cuda_prefix_maps)
+    add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:${_ember_cuda_prefix_maps}>")
+  endif()
+endif()
+
 # The AVX512_BF16 kernel (kernels/cpu/bf16_gemm_avx512.cpp) is compiled for AVX-512 in every
 # x86-64 build, native or portable, and runs only where the CPU reports the instruction at run
 # time (cpu::cpu_has_avx512_bf16). Sets EMBER_AVX512_BF16_FLAGS (empty: the kernel is left out).

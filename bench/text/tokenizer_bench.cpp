@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "bench/common/bench_devices.h"
+#include "examples/common/bundled_data.h"
 
 namespace {
 using namespace ember;
@@ -28,8 +29,9 @@ void write_ids(const char* path, const Tensor& ids) {
 }
 
 void BM_BatchEncode(benchmark::State& state) {
-  const data::BertTokenizer tokenizer(data::reviews_vocab_path());
-  const data::TextClassificationDataset corpus = data::load_reviews(data::reviews_path());
+  const char* instead = "copy or link examples/data to data/ beside this binary";
+  const data::BertTokenizer tokenizer(examples::reviews_vocab_path(instead));
+  const data::TextClassificationDataset corpus = data::load_reviews(examples::reviews_path(instead));
   const std::vector<std::string>& texts = corpus.texts();
   data::EncodeOptions options;
   options.max_length = kMaxLength;

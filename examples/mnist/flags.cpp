@@ -10,10 +10,13 @@ const char* usage() {
   return "usage: mnist [--device auto|cpu|cuda|cuda:N] [--data DIR] [--epochs N] [--batch-size N]\n"
          "             [--lr X] [--momentum X] [--seed N] [--threads N] [--save PATH]\n"
          "             [--metrics PATH] [--plot PATH.svg] [--log-interval N] [--limit N]\n"
-         "Trains the tutorial CNN on MNIST (the bundled 10,000-digit sample by default) and\n"
-         "reports the test accuracy after each epoch. --data also accepts Fashion-MNIST\n"
-         "(e.g. /usr/share/datasets/fashion-mnist). --limit N trains on the first N training\n"
-         "images only (a short run; the whole test split is still measured).\n";
+         "Trains the tutorial CNN on MNIST and reports the test accuracy after each epoch.\n"
+         "--data DIR names the IDX files' folder (full MNIST, or Fashion-MNIST such as\n"
+         "/usr/share/datasets/fashion-mnist); without it, the bundled 10,000-digit sample\n"
+         "(examples/data/mnist-sample) is found from this program's own folder: data/mnist-sample\n"
+         "beside it, else examples/data/mnist-sample in it or a folder above it (the source tree).\n"
+         "--limit N trains on the first N training images only (a short run; the whole test\n"
+         "split is still measured).\n";
 }
 
 MnistFlags parse_flags(const std::vector<std::string>& args) {

@@ -7,7 +7,7 @@ namespace ember::examples {
 
 struct MnistFlags {
   std::string device = "auto";  // auto | cpu | cuda | cuda:N
-  std::string data;             // empty: the bundled sample
+  std::string data;             // empty: the bundled sample (examples/common/bundled_data.h)
   int epochs = 10;
   int batch_size = 64;
   double lr = 0.01;

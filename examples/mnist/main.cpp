@@ -15,13 +15,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
+#include "../common/bundled_data.h"
 #include "../common/console.h"
 #include "../common/metrics_csv.h"
 #include "../common/svg_plot.h"
@@ -36,12 +36,6 @@ using examples::MnistFlags;
 using examples::ProgressBar;
 using examples::resolve_device;
 
-std::string default_data_dir() {
-  for (const char* dir : {EMBER_MNIST_SAMPLE_DIR, "data/mnist-sample"})
-    if (std::ifstream(std::string(dir) + "/train-labels-idx1-ubyte.gz")) return dir;
-  return EMBER_MNIST_SAMPLE_DIR;
-}
-
 int run(const MnistFlags& f) {
   nn::parallel::ProcessGroup& world = nn::parallel::ProcessGroup::world();
   const int ranks = world.world_size();
@@ -49,7 +43,7 @@ int run(const MnistFlags& f) {
   set_num_threads(f.threads);
   const Device device = resolve_device(f.device);
   manual_seed(f.seed);
-  const std::string root = f.data.empty() ? default_data_dir() : f.data;
+  const std::string root = f.data.empty() ? examples::mnist_sample_dir() : f.data;
   const data::Normalize normalize(data::MNIST::kMean, data::MNIST::kStd);
   // Outputs are checked before training: a checkpoint that cannot be written after an hour
   // of training is an hour lost.

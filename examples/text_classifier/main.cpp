@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/bundled_data.h"
 #include "../common/console.h"
 #include "../common/metrics_csv.h"
 #include "../common/svg_plot.h"
@@ -43,10 +44,23 @@ void count_batch() {
 
 bool exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
 
-std::string vocab_path(const TextFlags& f) {
+// --vocab, else --pretrained DIR's vocab.txt, else "" (the bundled one).
+std::string given_vocab(const TextFlags& f) {
   if (!f.vocab.empty()) return f.vocab;
   if (!f.pretrained.empty() && exists(f.pretrained + "/vocab.txt")) return f.pretrained + "/vocab.txt";
-  return data::reviews_vocab_path();
+  return "";
+}
+
+std::string vocab_path(const TextFlags& f) {
+  const std::string given = given_vocab(f);
+  return given.empty() ? examples::reviews_vocab_path() : given;
+}
+
+// --data, else the bundled corpus; without it, the error names each flag still needed.
+std::string corpus_path(const TextFlags& f) {
+  if (!f.data.empty()) return f.data;
+  return examples::reviews_path(given_vocab(f).empty() ? "name the files with --data PATH and --vocab PATH"
+                                                       : "name the file with --data PATH");
 }
 
 void make_dir(const std::string& dir) {
@@ -353,9 +367,9 @@ int run(const TextFlags& f) {
   std::signal(SIGINT, on_interrupt);
   if (f.stop_after > 0) g_batches_left = f.stop_after;
   if (f.mode == "predict") return predict(f, device);
-  const std::string corpus = f.data.empty() ? data::reviews_path() : f.data;
-  auto [train, test] =
-      data::train_test_split(data::load_reviews(corpus), data::Reviews::kTestFraction, data::Reviews::kSeed);
+  const std::string corpus = corpus_path(f);
+  auto [train, test] = data::train_test_split(data::load_reviews(corpus), examples::Reviews::kTestFraction,
+                                              examples::Reviews::kSeed);
   if (f.limit > 0) {
     // A random sample (the corpus lists positives first), the same for every run.
     auto first = [&](const data::TextClassificationDataset& d) {

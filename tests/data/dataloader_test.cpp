@@ -322,7 +322,7 @@ TEST(DataLoader, DeviceOptionDeliversBatchesOnTheDevice) {
 }
 
 TEST(DataLoader, MnistSampleEpoch) {
-  auto train = std::make_shared<MNIST>(std::string(EMBER_SOURCE_DIR) + "/data/mnist-sample", true,
+  auto train = std::make_shared<MNIST>(std::string(EMBER_SOURCE_DIR) + "/examples/data/mnist-sample", true,
                                        Normalize(MNIST::kMean, MNIST::kStd));
   auto opts = with_batch(64);
   opts.shuffle = true;

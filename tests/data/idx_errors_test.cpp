@@ -183,7 +183,8 @@ TEST_F(IdxFiles, LabelsAboveNineAreRejected) {
 }
 
 TEST_F(IdxFiles, CorruptOrTruncatedGzip) {
-  const Bytes good = slurp(std::string(EMBER_SOURCE_DIR) + "/data/mnist-sample/t10k-images-idx3-ubyte.gz");
+  const Bytes good =
+      slurp(std::string(EMBER_SOURCE_DIR) + "/examples/data/mnist-sample/t10k-images-idx3-ubyte.gz");
   ASSERT_GT(good.size(), 1000u);
   Bytes flipped = good;
   for (size_t i = 100; i < 140; ++i) flipped[i] ^= 0x5A;

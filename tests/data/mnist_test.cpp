@@ -13,7 +13,7 @@ using ember::test::values_near;
 
 namespace {
 
-const std::string kSample = std::string(EMBER_SOURCE_DIR) + "/data/mnist-sample";
+const std::string kSample = std::string(EMBER_SOURCE_DIR) + "/examples/data/mnist-sample";
 const std::string kFashion = "/usr/share/datasets/fashion-mnist";
 
 std::array<int64_t, 10> digit_counts(const Tensor& labels) {

@@ -1,5 +1,5 @@
-// TextClassificationDataset, load_reviews (the bundled corpus and malformed files),
-// train_test_split and the bundled vocab's special tokens.
+// TextClassificationDataset, load_reviews (the review corpus bundled in examples/data and
+// malformed files), train_test_split and the bundled vocab's special tokens.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <zlib.h>
@@ -9,16 +9,18 @@
 #include <fstream>
 #include <set>
 
+#include "../../examples/common/bundled_data.h"
 #include "ember/ember.h"
 #include "support/expect.h"
 
 using namespace ember;
 using namespace ember::data;
+using ember::examples::Reviews;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kReviewsDir = std::string(EMBER_SOURCE_DIR) + "/data/reviews";
+const std::string kReviewsDir = std::string(EMBER_SOURCE_DIR) + "/examples/data/reviews";
 
 // Loaded once: every test that needs the corpus reads the same copy.
 const TextClassificationDataset& corpus() {
@@ -184,7 +186,7 @@ TEST(Reviews, VocabSpecialTokensFirst) {
   EXPECT_EQ(vocab[Reviews::kClsId], "[CLS]");
   EXPECT_EQ(vocab[Reviews::kSepId], "[SEP]");
   EXPECT_EQ(vocab[Reviews::kMaskId], "[MASK]");
-  EXPECT_EQ(vocab.size(), 3901u);  // data/reviews/README.md
+  EXPECT_EQ(vocab.size(), 3901u);  // examples/data/reviews/README.md
   const std::set<std::string> unique(vocab.begin(), vocab.end());
   EXPECT_EQ(unique.size(), vocab.size());
   // English degrades to single characters: every ASCII letter and digit, alone and as ##c.
@@ -194,12 +196,6 @@ TEST(Reviews, VocabSpecialTokensFirst) {
   }
   for (const char* t : {"好", "差", "书", "，", "。", "!", "?"}) EXPECT_EQ(unique.count(t), 1u) << t;
   EXPECT_EQ(unique.count("A"), 0u);  // the tokenizer lower-cases
-}
-
-TEST(Reviews, FindsTheBundledFolder) {
-  EXPECT_EQ(fs::canonical(reviews_dir()), fs::canonical(kReviewsDir));
-  EXPECT_EQ(fs::canonical(reviews_path()), fs::canonical(kReviewsDir + "/reviews.tsv.gz"));
-  EXPECT_EQ(fs::canonical(reviews_vocab_path()), fs::canonical(kReviewsDir + "/vocab.txt"));
 }
 
 TEST_F(ReviewFiles, ReadsRawGzipCrlfAndAFinalLineWithoutNewline) {

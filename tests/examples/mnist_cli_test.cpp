@@ -1,5 +1,6 @@
 // The mnist example checks its outputs before training, reports every write error
-// with a non-zero exit, and refuses a test split of no images instead of printing "-nan %".
+// with a non-zero exit, and refuses a test split of no images instead of printing "-nan %";
+// it finds the bundled sample from its own folder, and a copy elsewhere asks for --data.
 // Runs the built binary; skipped in builds without examples.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -178,4 +179,29 @@ TEST_F(MnistCli, ARehearsedCudaRunGivesTheCpuRunsLosses) {
   // Without the rehearsal the same command has no device to run on.
   const Outcome none = ember::test::run_example("mnist", args + " --device cuda:0");
   EXPECT_NE(none.status, 0) << none.output;
+}
+
+// The sample is found from the binary's own folder, not from a path compiled in: a copy of the
+// binary elsewhere finds data/mnist-sample beside it, and without one says what to pass.
+TEST_F(MnistCli, ACopyFindsTheSampleBesideItOrAsksForData) {
+  const std::string bin = fs::canonical(dir_).string() + "/bin";
+  fs::create_directories(bin);
+  fs::copy_file(ember::test::example_path("mnist"), bin + "/mnist");
+  const Outcome lost = ember::test::run_binary(bin + "/mnist", "--device cpu --epochs 1");
+  EXPECT_EQ(lost.status, 1) << lost.output;
+  EXPECT_EQ(lost.output,
+            "mnist: the bundled mnist-sample (examples/data/mnist-sample) was not found: neither "
+            "data/mnist-sample beside the executable in " +
+                bin +
+                " nor examples/data/mnist-sample in that folder or one above it holds "
+                "train-labels-idx1-ubyte.gz; name a folder with --data DIR\n");
+  fs::create_directories(bin + "/data");
+  fs::create_directory_symlink(std::string(EMBER_SOURCE_DIR) + "/examples/data/mnist-sample",
+                               bin + "/data/mnist-sample");
+  const Outcome found =
+      ember::test::run_binary(bin + "/mnist", "--device cpu --epochs 1 --limit 64 --log-interval 100");
+  EXPECT_EQ(found.status, 0) << found.output;
+  EXPECT_NE(found.output.find(": 64 train / 2000 test images from " + bin + "/data/mnist-sample"),
+            std::string::npos)
+      << found.output;
 }

@@ -1,7 +1,8 @@
 // The text_classifier example end to end on small slices of the bundled review corpus: its
 // flag errors, an interrupted run that --resume continues bit for bit, predict on
-// standard input, pretraining into a Hugging Face directory that the frozen mode reads.
-// Runs the built binary; skipped in builds without examples.
+// standard input, pretraining into a Hugging Face directory that the frozen mode reads; a
+// copy elsewhere without the bundled corpus names the flags to pass. Runs the built binary; skipped in builds
+// without examples.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -157,4 +158,32 @@ TEST_F(TextClassifierCli, SkippingPaddingTrainsAsComputingIt) {
     ASSERT_NE(a.find("ROC AUC"), std::string::npos) << skip.output;
     EXPECT_EQ(a, b);
   }
+}
+
+// The corpus is found from the binary's own folder, not from a path compiled in: a copy of the
+// binary elsewhere names each flag it still needs, and runs once they are given.
+TEST_F(TextClassifierCli, ACopyWithoutTheCorpusNamesTheFlagsToPass) {
+  const std::string bin = fs::canonical(dir_).string() + "/bin";
+  fs::create_directories(bin);
+  fs::copy_file(ember::test::example_path("text_classifier"), bin + "/text_classifier");
+  const std::string reviews = std::string(EMBER_SOURCE_DIR) + "/examples/data/reviews";
+  const std::string lost =
+      "text_classifier: the bundled reviews (examples/data/reviews) was not found: neither "
+      "data/reviews beside the executable in " +
+      bin + " nor examples/data/reviews in that folder or one above it holds reviews.tsv.gz; ";
+  auto copy = [&](const std::string& args) {
+    return ember::test::run_binary(bin + "/text_classifier", "--device cpu " + kSmall + args);
+  };
+  Outcome r = copy("");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output, lost + "name the files with --data PATH and --vocab PATH\n");
+  r = copy("--vocab " + reviews + "/vocab.txt");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output, lost + "name the file with --data PATH\n");
+  r = copy("--data " + reviews + "/reviews.tsv.gz");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output, lost + "name the file with --vocab PATH\n");
+  r = copy("--data " + reviews + "/reviews.tsv.gz --vocab " + reviews + "/vocab.txt");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(epoch_result(r.output, 2), "(no epoch 2)") << r.output;
 }

@@ -14,8 +14,9 @@ mkdir -p "$KIT/bin" "$KIT/data"
 gzip -c "$TESTS" >"$KIT/bin/ember_cuda_tests.gz"
 gzip -c "$MNIST" >"$KIT/bin/mnist.gz"
 gzip -c "$TEXT" >"$KIT/bin/text_classifier.gz"
-cp -r "$SRC/data/mnist-sample" "$KIT/data/"
-mkdir -p "$KIT/data/reviews" && cp "$SRC/data/reviews/reviews.tsv.gz" "$SRC/data/reviews/vocab.txt" "$KIT/data/reviews/"
+cp -r "$SRC/examples/data/mnist-sample" "$KIT/data/"
+mkdir -p "$KIT/data/reviews" &&
+  cp "$SRC/examples/data/reviews/reviews.tsv.gz" "$SRC/examples/data/reviews/vocab.txt" "$KIT/data/reviews/"
 cp "$SRC/tests/gpu/run.sh" "$SRC/tests/gpu/find_cuda_libs.sh" "$SRC/examples/common/compare_devices.py" "$KIT/"
 echo "dry run against the emulated build" >"$KIT/manifest.txt"
 

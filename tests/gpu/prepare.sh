@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Ember's CUDA parity suite, the benchmarks and the MNIST example here (no GPU
 # needed) for Hopper and fills .gpu/ (git-ignored) with what tests/gpu/run.sh needs on a GPU
-# machine: the binaries (gzipped), libbenchmark, the bundled MNIST sample,
+# machine: the binaries (gzipped), libbenchmark, the bundled MNIST sample and review corpus,
 # and a kit to rebuild there if the binaries do not start (Eigen headers, GoogleTest
 # sources, zlib, cuDNN headers, Ember's sources).
 #
@@ -46,15 +46,18 @@ for t in "${targets[@]}"; do
   strip --strip-unneeded -o "$DEST/bin/$t" "$bin"
   gzip -9 "$DEST/bin/$t"
 done
-if [[ -d data/mnist-sample ]]; then
-  mkdir -p "$DEST/data" && cp -r data/mnist-sample "$DEST/data/"
+# The bundled data (examples/data) as data/: run.sh links it beside the unpacked binaries, where
+# the examples and benchmarks look first (examples/common/bundled_data.h).
+if [[ -d examples/data/mnist-sample ]]; then
+  mkdir -p "$DEST/data" && cp -r examples/data/mnist-sample "$DEST/data/"
 else
-  echo "prepare.sh: no data/mnist-sample in this tree (skipped)"
+  echo "prepare.sh: no examples/data/mnist-sample in this tree (skipped)"
 fi
-if [[ -d data/reviews ]]; then
-  mkdir -p "$DEST/data/reviews" && cp data/reviews/reviews.tsv.gz data/reviews/vocab.txt "$DEST/data/reviews/"
+if [[ -d examples/data/reviews ]]; then
+  mkdir -p "$DEST/data/reviews" &&
+    cp examples/data/reviews/reviews.tsv.gz examples/data/reviews/vocab.txt "$DEST/data/reviews/"
 else
-  echo "prepare.sh: no data/reviews in this tree (skipped)"
+  echo "prepare.sh: no examples/data/reviews in this tree (skipped)"
 fi
 cp tests/gpu/run.sh tests/gpu/find_cuda_libs.sh examples/common/compare_devices.py bench/bert_twin.py \
   bench/torch_models.py "$DEST/"

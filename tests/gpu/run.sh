@@ -64,6 +64,8 @@ log "GPU: ${ROW[gpu]} (${ROW[cuda]:-driver CUDA version unknown})"
 # ---- the binaries: carried, or rebuilt here ----
 BIN=$WORK/bin
 mkdir -p "$BIN"
+# The kit's data/ beside the binaries: the examples and benchmarks look there first.
+[[ -d $KIT/data ]] && ln -s "$KIT/data" "$BIN/data"
 for f in "$KIT"/bin/*.gz; do
   [[ -e $f ]] || continue
   gunzip -c "$f" >"$BIN/$(basename "$f" .gz)" && chmod +x "$BIN/$(basename "$f" .gz)"
@@ -163,7 +165,7 @@ if [[ -x $BIN/mnist && -d $KIT/data/mnist-sample && -f $KIT/compare_devices.py ]
   ROW[mnist]="exit $rc: $(grep -E '^(cpu|cuda:0):' "$OUT/mnist.log" | tr '\n' ' ')"
   ((rc == 0)) || ROW[mnist]+=" $(tail -2 "$OUT/mnist.log" | tr '\n' ' ')"
 else
-  ROW[mnist]="not run (no mnist binary, data/mnist-sample, compare_devices.py or python3)"
+  ROW[mnist]="not run (no mnist binary, data/mnist-sample in the kit, compare_devices.py or python3)"
 fi
 
 # ---- the text classifier on the GPU: its first steps (TEXT_LIMIT reviews, batches of 32,
@@ -183,14 +185,14 @@ if [[ -x $BIN/text_classifier && -f $REVIEWS/reviews.tsv.gz && -f $KIT/compare_d
   ROW[text]="exit $rc: $(grep -E '^(cpu|cuda:0):' "$OUT/text_classifier.log" | tr '\n' ' ')"
   ((rc == 0)) || ROW[text]+=" $(tail -2 "$OUT/text_classifier.log" | tr '\n' ' ')"
 else
-  ROW[text]="not run (no text_classifier binary, data/reviews, compare_devices.py or python3)"
+  ROW[text]="not run (no text_classifier binary, data/reviews in the kit, compare_devices.py or python3)"
 fi
 
 # ---- benchmarks ----
 BENCH_TABLE=$OUT/bench-summary.txt
 : >"$BENCH_TABLE"
-# ember_bench_text reads the bundled reviews from ./data/reviews (the kit's) and writes the
-# batches it times for the PyTorch twin below.
+# ember_bench_text reads the bundled reviews from data/reviews beside it (the kit's, linked) and
+# writes the batches it times for the PyTorch twin below.
 export EMBER_BENCH_TEXT_BATCHES=$OUT/review_batches.bin
 for b in ember_bench_ops ember_bench_train ember_bench_text; do
   if [[ ! -x $BIN/$b ]]; then

@@ -11,7 +11,11 @@ std::string example_path(const std::string& name) {
 }
 
 Outcome run_example(const std::string& name, const std::string& args, const std::string& prefix) {
-  const std::string cmd = prefix + "exec '" + example_path(name) + "' " + args + " 2>&1";
+  return run_binary(example_path(name), args, prefix);
+}
+
+Outcome run_binary(const std::string& path, const std::string& args, const std::string& prefix) {
+  const std::string cmd = prefix + "exec '" + path + "' " + args + " 2>&1";
   Outcome r;
   FILE* p = ::popen(("sh -c \"" + cmd + "\"").c_str(), "r");
   if (!p) return r;

@@ -14,5 +14,7 @@ std::string example_path(const std::string& name);
 /// Runs "<prefix>exec <binary> <args> 2>&1" with sh and collects its output; prefix holds
 /// shell commands to run first (ulimit, traps, an input redirection belongs in args).
 Outcome run_example(const std::string& name, const std::string& args, const std::string& prefix = "");
+/// The same for the binary at path (a copy of an example elsewhere).
+Outcome run_binary(const std::string& path, const std::string& args, const std::string& prefix = "");
 
 }  // namespace ember::test

