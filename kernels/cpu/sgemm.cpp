@@ -11,8 +11,6 @@
 #include "ember/kernels/cpu/sgemm.h"
 
 #include <algorithm>
-#include <array>
-#include <utility>
 
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -284,71 +282,6 @@ void run(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, Pane
   }
 }
 
-#if defined(__AVX512F__)
-// With AVX-512, a prepacked panel's 16 columns are one register, and 32 registers hold a block
-// of up to 16 rows: one chain per row, each depth's 64 bytes loaded once for all of them (the
-// 6 x 16 blocks load them once per block, and a call of 8 rows runs two blocks of 4 whose
-// 8 chains just cover the FMA latency). A linear at batch 1 reads its weight from memory once:
-// here the stream is fetched kAheadBytes ahead of the depth being computed (by the first block
-// only; the others find the panel in L1), and the weight's lines arrive at the rate the sums
-// use them. Zen 4, BERT-base's linears at 8 to 128 rows: see docs in sgemm.h. The per-element
-// chain is the one the 6 x 16 blocks run, so the bits are sgemm()'s.
-constexpr int kZmmRows = 16;
-constexpr int64_t kAheadBytes = 2048;
-
-template <int Rows, bool Stream>
-void zmm_block(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* panel,
-               int64_t kc, Start start, const float* bias, __mmask16 cols) {
-  __m512 acc[Rows];
-#pragma GCC unroll 16
-  for (int r = 0; r < Rows; ++r)
-    acc[r] = start == Start::Output ? _mm512_maskz_loadu_ps(cols, c + r * ldc)
-             : start == Start::Bias ? _mm512_maskz_loadu_ps(cols, bias)
-                                    : _mm512_setzero_ps();
-#pragma GCC unroll 2
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    if (Stream) _mm_prefetch(reinterpret_cast<const char*>(panel + kk * kNr) + kAheadBytes, _MM_HINT_T0);
-    const __m512 b = _mm512_loadu_ps(panel + kk * kNr);
-    const float* ak = a + kk * a_cs;
-#pragma GCC unroll 16
-    for (int r = 0; r < Rows; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(ak[r * a_rs]), b, acc[r]);
-  }
-#pragma GCC unroll 16
-  for (int r = 0; r < Rows; ++r) _mm512_mask_storeu_ps(c + r * ldc, cols, acc[r]);
-}
-
-using ZmmBlockFn = void (*)(float*, int64_t, const float*, int64_t, int64_t, const float*, int64_t, Start,
-                            const float*, __mmask16);
-template <bool Stream, int... Rows>
-constexpr std::array<ZmmBlockFn, kZmmRows + 1> zmm_blocks(std::integer_sequence<int, Rows...>) {
-  return {nullptr, &zmm_block<Rows + 1, Stream>...};
-}
-constexpr auto kZmmBlocks = zmm_blocks<false>(std::make_integer_sequence<int, kZmmRows>());
-constexpr auto kZmmStreamingBlocks = zmm_blocks<true>(std::make_integer_sequence<int, kZmmRows>());
-
-// sgemm_prepacked's product: per panel of 16 columns and depths of kKc, the rows in blocks of
-// at most 16, as even as they go (20 rows: 10 + 10).
-void run_prepacked_zmm(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* packed,
-                       int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
-  const int64_t blocks = (m + kZmmRows - 1) / kZmmRows;
-  for (int64_t j0 = 0; j0 < n; j0 += kNr) {
-    const int64_t nn = std::min<int64_t>(kNr, n - j0);
-    const auto cols = static_cast<__mmask16>((1u << nn) - 1u);
-    for (int64_t k0 = 0; k0 < k; k0 += kKc) {
-      const int64_t kc = std::min(kKc, k - k0);
-      const float* panel = packed + (j0 / kNr) * kNr * k + k0 * kNr;
-      const Start start = (k0 > 0 || accumulate) ? Start::Output : (bias ? Start::Bias : Start::Zero);
-      for (int64_t block = 0; block < blocks; ++block) {
-        const int64_t i0 = block * m / blocks, rows = (block + 1) * m / blocks - i0;
-        (block == 0 ? kZmmStreamingBlocks : kZmmBlocks)[static_cast<size_t>(rows)](
-            c + i0 * ldc + j0, ldc, a + i0 * a_rs + k0 * a_cs, a_rs, a_cs, panel, kc, start,
-            bias ? bias + j0 : nullptr, cols);
-      }
-    }
-  }
-}
-#endif
-
 }  // namespace
 
 bool sgemm_available() { return true; }
@@ -366,10 +299,6 @@ void sgemm_pack(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t 
 
 void sgemm_prepacked(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* packed,
                      int64_t m, int64_t n, int64_t k, bool accumulate, const float* bias) {
-#if defined(__AVX512F__)
-  if (m > 0 && n > 0 && k > 0)
-    return run_prepacked_zmm(c, ldc, a, a_rs, a_cs, packed, m, n, k, accumulate, bias);
-#endif
   Prepacked panels{packed, k};
   run(c, ldc, a, a_rs, a_cs, panels, m, n, k, accumulate, bias);
 }

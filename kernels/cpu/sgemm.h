@@ -34,10 +34,8 @@ EMBER_API int64_t sgemm_packed_floats(int64_t k, int64_t n);
 EMBER_API void sgemm_pack(float* dst, const float* b, int64_t b_rs, int64_t b_cs, int64_t k, int64_t n);
 
 /// sgemm() with a right operand that sgemm_pack() packed: the same bits as sgemm() of the
-/// unpacked operand. In an AVX-512 build it runs blocks of up to 16 rows of one 16-float
-/// register each, which read each packed depth once and fetch the weight's stream ahead. `packed` may start
-/// at any panel (packed + (j0 / 16) * 16 * k for the columns from j0, a multiple of 16), so a caller may
-/// split the columns in whole panels.
+/// unpacked operand. `packed` may start at any panel (packed + (j0 / 16) * 16 * k for the
+/// columns from j0, a multiple of 16), so a caller may split the columns in whole panels.
 EMBER_API void sgemm_prepacked(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs,
                                const float* packed, int64_t m, int64_t n, int64_t k, bool accumulate,
                                const float* bias = nullptr);

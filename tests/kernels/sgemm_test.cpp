@@ -117,8 +117,7 @@ TEST(Sgemm, ARowsResultDoesNotDependOnTheOtherRowsOrColumnsOfTheCall) {
 // A linear's weight W [n, k] as the right operand W^T (columns contiguous), packed once: every
 // partial panel and depth chunk gives sgemm's own bits, with bias, accumulation and a column
 // range that starts at a later panel; the padding of the last panel is zeros. The row counts
-// cover the AVX-512 build's blocks of up to 16 rows (8 and 16: one block; 17, 33 and 48: two
-// to three even ones) and the 6 x 16 blocks' partial ones.
+// cover whole 6-row blocks, the split of 7 to 9 last rows into two, and the partial blocks.
 TEST(Sgemm, APrepackedRightOperandGivesTheBitsOfTheCallsOwnPacking) {
   std::mt19937 gen(10);
   for (int64_t m : {1, 7, 8, 13, 16, 17, 33, 48})
