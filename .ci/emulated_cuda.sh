@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI stage: the CUDA backend on the host emulator (EMBER_CUDA=EMULATE, tests/cuda_emulator).
+# CI stage: the CUDA backend on the host emulator (EMBER_CUDA=EMULATE, emulator/).
 # Builds the CUDA test suite with warnings as errors and runs the `cuda` test label on two
 # emulated devices, cuBLAS and cuDNN through their models: in the default mode, with blocks
 # and each block's threads in reverse and in shuffled order (a missing __syncthreads shows

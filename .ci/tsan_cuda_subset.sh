@@ -1,5 +1,5 @@
 # The ember_cuda_tests cases that CI's TSan stage (.ci/tsan_tests.sh) runs under the racecheck
-# (tests/cuda_emulator/include/cuda_emulator/race_detection.h), and the mutation script's tsan
+# (emulator/include/cuda_emulator/race_detection.h), and the mutation script's tsan
 # class with them (tests/cuda/mutations/run_mutations.sh). Sourced, not run.
 #
 # All of them but one, sharded over one process per core (5 minutes in one process on this

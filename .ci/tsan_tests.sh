@@ -3,7 +3,7 @@
 # emulated CUDA backend's racecheck. One clang build with the emulated CUDA backend
 # (EMBER_TSAN=ON, EMBER_CUDA=EMULATE) serves both: in it every emulated GPU thread is a TSan
 # identity of its own and barriers, launches and synchronisations are the only edges
-# (tests/cuda_emulator/include/cuda_emulator/race_detection.h), so a missing __syncthreads
+# (emulator/include/cuda_emulator/race_detection.h), so a missing __syncthreads
 # or a plain `+=` where an atomicAdd belongs is a report naming the kernel. Runs the
 # concurrency suites, the racecheck's own cases (ember_cuda_tsan_tests) and
 # ember_cuda_tests' cases (all but one: .ci/tsan_cuda_subset.sh). Any report fails the stage

@@ -1,7 +1,7 @@
 # Decides whether the CUDA backend is built (EMBER_CUDA = AUTO | ON | OFF | EMULATE) and
 # finds the CUDA toolkit and cuDNN. Sets EMBER_WITH_CUDA, and EMBER_CUDA_EMULATED for
 # EMULATE: the backend's sources are compiled by the host compiler against the emulator in
-# tests/cuda_emulator, with no CUDA toolkit, GPU library or GPU involved.
+# emulator/, with no CUDA toolkit, GPU library or GPU involved.
 include(CheckLanguage)
 set(EMBER_WITH_CUDA OFF)
 set(EMBER_CUDA_EMULATED OFF)
@@ -34,7 +34,7 @@ set(EMBER_WITH_CUDA ${EMBER_WITH_CUDA} CACHE INTERNAL "Whether the CUDA backend 
 set(EMBER_CUDA_EMULATED ${EMBER_CUDA_EMULATED} CACHE INTERNAL "Whether the CUDA backend runs on the host emulator")
 
 if(EMBER_CUDA_EMULATED)
-  message(STATUS "Ember: CUDA backend EMULATED on the host (tests/cuda_emulator; tests and CI only)")
+  message(STATUS "Ember: CUDA backend EMULATED on the host (emulator/; tests and CI only)")
 elseif(EMBER_WITH_CUDA)
   set(CMAKE_CUDA_STANDARD 17)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
@@ -83,7 +83,7 @@ function(ember_configure_cuda_target target)
 endfunction()
 
 # The emulated build: .cu files are C++ for the host compiler, and the emulator
-# (tests/cuda_emulator, target ember_cuda_emulator) stands in for the CUDA runtime, cuBLAS,
+# (emulator/, target ember_cuda_emulator) stands in for the CUDA runtime, cuBLAS,
 # cuDNN and CUB. Linking it brings its one include folder, which serves both <cuda_runtime.h>
 # and the like and "cuda_emulator/<file>.h". Nothing else is linked. A shared library takes
 # the whole emulator, so every hook its tests call is exported; a static one hands it to the

@@ -1,4 +1,4 @@
-# The library reaches the CUDA emulator (tests/cuda_emulator) only inside
+# The library reaches the CUDA emulator (emulator/) only inside
 # `#if defined(EMBER_CUDA_EMULATED)` (or `#ifdef EMBER_CUDA_EMULATED`): every line that
 # includes "cuda_emulator/..." in core/, kernels/, nn/, data/ and ember.h must sit in such a
 # branch, not in its #else. A non-emulated build has no emulator include folder, so there an

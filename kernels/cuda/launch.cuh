@@ -2,7 +2,7 @@
 // EMBER_LAUNCH(kernel, grid, block, shared_bytes, stream, args...): the one way Ember
 // launches a kernel. Under nvcc it is kernel<<<grid, block, shared_bytes, stream>>>(args...);
 // in the EMBER_CUDA=EMULATE build it hands the launch to the host emulator
-// (cuda_emulator/launch.h, in tests/cuda_emulator). A kernel name with commas in its
+// (cuda_emulator/launch.h, in emulator/include). A kernel name with commas in its
 // template arguments goes in parentheses: EMBER_LAUNCH((k<true, T>), ...).
 #if defined(EMBER_CUDA_EMULATED)
 #include "cuda_emulator/launch.h"

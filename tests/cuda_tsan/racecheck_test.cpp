@@ -1,11 +1,11 @@
-// Racecheck through ThreadSanitizer (tests/cuda_emulator/include/cuda_emulator/
-// race_detection.h): in the TSan build of the emulated CUDA backend, a shared-memory read that
-// no barrier orders after its write, and a plain read-modify-write of one global address by
-// two threads of a launch (in one block or in two), are TSan reports whose stack names the
-// kernel; the barrier and the atomic versions of the same kernels are no report. Built and
-// run only there (tests/CMakeLists.txt: ember_cuda_tsan_tests, label tsan): nothing else sees
-// these races, and the barrier-free versions give right answers everywhere. With the racecheck
-// compiled off (-DEMBER_EMULATION_RACECHECK=0) the report cases fail.
+// Racecheck through ThreadSanitizer (emulator/include/cuda_emulator/race_detection.h): in
+// the TSan build of the emulated CUDA backend, a shared-memory read that no barrier orders
+// after its write, and a plain read-modify-write of one global address by two threads of a
+// launch (in one block or in two), are TSan reports whose stack names the kernel; the barrier
+// and the atomic versions of the same kernels are no report. Built and run only there
+// (tests/CMakeLists.txt: ember_cuda_tsan_tests, label tsan): nothing else sees these races,
+// and the barrier-free versions give right answers everywhere. With the racecheck compiled
+// off (-DEMBER_EMULATION_RACECHECK=0) the report cases fail.
 #include <gtest/gtest.h>
 
 #include <vector>

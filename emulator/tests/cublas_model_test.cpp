@@ -1,5 +1,5 @@
-// The cuBLAS models (tests/cuda_emulator/cublas_model.cpp, cublas_gemm.cpp) called
-// directly, against a host GEMM written here from the reference's definition
+// The cuBLAS models (emulator/cublas_model.cpp, cublas_gemm.cpp) called directly, against
+// a host GEMM written here from the reference's definition
 // (C[i] = alpha op(A[i]) op(B[i]) + beta C[i], column-major, X[i] = X + i * strideX): each
 // transpose, leading dimensions larger than the rows, batch strides of 0, alpha and beta,
 // every documented status, pointer faults, the workspace and streams.

@@ -1,4 +1,4 @@
-// The cuDNN batch-norm and pooling-forward models (tests/cuda_emulator/cudnn_batch_norm.cpp,
+// The cuDNN batch-norm and pooling-forward models (emulator/cudnn_batch_norm.cpp,
 // cudnn_pooling.cpp) called directly, against host references written here: batch-norm
 // training against hand-computed statistics (the running variance unbiased), inference,
 // backward against finite differences, pooling in each mode with padding; alpha/beta
