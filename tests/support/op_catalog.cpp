@@ -71,15 +71,24 @@ std::vector<OpSpec> build() {
     Tensor (*fn)(const Tensor&);
     double lo, hi;
   };
-  for (Un u :
-       {Un{"neg", UN(neg), -1, 1}, Un{"exp", UN(exp), -1, 1}, Un{"log", UN(log), 0.5, 2},
-        Un{"sqrt", UN(sqrt), 0.5, 2}, Un{"abs", UN(abs), -1, 1}, Un{"relu", UN(relu), -1, 1},
-        Un{"sigmoid", UN(sigmoid), -3, 3}, Un{"tanh", UN(tanh), -2, 2}, Un{"square", UN(square), -1, 1}}) {
+  for (Un u : {Un{"neg", UN(neg), -1, 1}, Un{"exp", UN(exp), -1, 1}, Un{"log", UN(log), 0.5, 2},
+               Un{"sqrt", UN(sqrt), 0.5, 2}, Un{"abs", UN(abs), -1, 1}, Un{"relu", UN(relu), -1, 1},
+               Un{"sigmoid", UN(sigmoid), -3, 3}, Un{"tanh", UN(tanh), -2, 2},
+               Un{"square", UN(square), -1, 1}, Un{"sign", UN(sign), -1, 1}}) {
     auto fn = u.fn;
     push({u.op, u.op, {f("input", {2, 3}, u.lo, u.hi)}, [fn](Args a) { return fn(a[0]); }});
     push({std::string(u.op) + "_strided", u.op, {f("input", {3, 4}, u.lo, u.hi)}, [fn](Args a) {
             return fn(a[0].t().narrow(0, 1, 2));
           }});
+  }
+  // logical_not: bool in, bool out, contiguous and strided.
+  for (bool strided : {false, true}) {
+    OpSpec s{strided ? "logical_not_strided" : "logical_not",
+             "logical_not",
+             {boolean("input", {3, 4})},
+             [strided](Args a) { return logical_not(strided ? a[0].t().narrow(0, 1, 2) : a[0]); }};
+    s.differentiable = false;
+    push(s);
   }
   push({"clamp", "clamp", {f("input", {2, 3}, -2, 2)}, [](Args a) { return clamp(a[0], -1, 1); }});
   push({"pow_scalar", "pow", {f("input", {2, 3}, 0.5, 2)}, [](Args a) { return pow(a[0], 2.5); }});
