@@ -15,6 +15,7 @@
 #include "support/threads_guard.h"
 
 using namespace ember;
+using ember::test::max_abs_diff;
 using ember::test::values_near;
 
 namespace {
@@ -39,14 +40,6 @@ Tensor reference(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
   const Tensor any = gt(amax(s.detach(), {-1}, true), -kInf);
   const Tensor zero = zeros({}, s.dtype());
   return matmul(where(any, softmax(where(any, s, zero), -1), zero), v);
-}
-
-double max_abs_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  const auto x = a.to_vector<double>(), y = b.to_vector<double>();
-  double m = 0;
-  for (size_t i = 0; i < x.size(); ++i) m = std::max(m, std::abs(x[i] - y[i]));
-  return m;
 }
 
 bool all_finite(const Tensor& t) {

@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "support/expect.h"
 
 using namespace ember;
+using ember::test::max_abs_diff;
 using nn::models::Bert;
 using nn::models::BertConfig;
 
@@ -39,13 +41,6 @@ Inputs inputs_of(int t) {
           from_vector(std::vector<int64_t>{0, 0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0}, {2, 6})};
 }
 
-float max_abs_diff(const Tensor& a, const Tensor& b) {
-  const std::vector<float> x = a.to_vector<float>(), y = b.to_vector<float>();
-  float worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::abs(x[i] - y[i]));
-  return worst;
-}
-
 // Serves kThreads threads from one eval-mode model and checks each gets a lone caller's answer.
 // With `packed`, the linears' weights are packed (nn::pack_linear_weights) and then made stale
 // (a new version of every weight), so the threads' first forwards race to pack them again.
@@ -71,7 +66,7 @@ void serve_several_threads(bool packed) {
   }
 
   std::atomic<int> ready{0};
-  std::vector<float> worst(kThreads, 0.0f);
+  std::vector<double> worst(kThreads, 0.0);
   std::vector<int> recorded(kThreads, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
@@ -94,7 +89,7 @@ void serve_several_threads(bool packed) {
   for (auto& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) {
     // Reductions may split differently when threads share the pool: float rounding, no more.
-    EXPECT_LE(worst[static_cast<size_t>(t)], 1e-6f) << "thread " << t;
+    EXPECT_LE(worst[static_cast<size_t>(t)], 1e-6) << "thread " << t;
     EXPECT_EQ(recorded[static_cast<size_t>(t)], 0) << "thread " << t << " recorded a graph";
   }
 }

@@ -9,6 +9,7 @@
 #include "support/expect.h"
 
 using namespace ember;
+using ember::test::max_abs_diff;
 
 namespace {
 std::vector<std::string> names_of(const nn::Module& m) {
@@ -17,7 +18,6 @@ std::vector<std::string> names_of(const nn::Module& m) {
   return out;
 }
 
-double max_abs_diff(const Tensor& a, const Tensor& b) { return max(abs(a - b)).item<double>(); }
 }  // namespace
 
 TEST(MultiheadAttention, ParametersHavePyTorchsNamesAndShapes) {

@@ -2,7 +2,9 @@
 // Assertion helpers: values against expected numbers, exceptions by type and first line.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,24 @@ inline ::testing::AssertionResult values_near(const Tensor& t, const std::vector
       return ::testing::AssertionFailure() << "index " << i << ": " << v[i] << " != " << expected[i];
   }
   return ::testing::AssertionSuccess();
+}
+
+/// The largest |a - b| over the elements of two tensors of one shape (any device, any dtype;
+/// a failed expectation when the shapes differ). A NaN on one side only is infinitely far, so
+/// a NaN never passes a bound; NaN on both sides agrees.
+inline double max_abs_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  const auto x = a.to_vector<double>(), y = b.to_vector<double>();
+  if (x.size() != y.size()) return std::numeric_limits<double>::infinity();
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i]) || std::isnan(y[i])) {
+      if (std::isnan(x[i]) != std::isnan(y[i])) return std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst = std::max(worst, std::abs(x[i] - y[i]));
+  }
+  return worst;
 }
 
 /// The first line of an exception's message.
