@@ -308,7 +308,7 @@ StateDict Module::state_dict() const {
   return out;
 }
 
-void Module::load_state_dict(const StateDict& state, bool strict) {
+void Module::load_state_dict(const StateDict& state, bool strict, bool assign) {
   NamedTensors expected;
   collect("", expected);
   std::unordered_set<std::string> expected_names;
@@ -339,7 +339,12 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
     const Tensor* src = state.find(e.first);
     if (!src) continue;
     Tensor dst = e.second;
-    dst.copy_(*src);
+    if (!assign) {
+      dst.copy_(*src);
+      continue;
+    }
+    const Tensor on_device = src->device() == dst.device() ? *src : src->to(dst.device());
+    set_data(dst, on_device.dtype() == dst.dtype() ? on_device : on_device.to(dst.dtype()));
   }
 }
 

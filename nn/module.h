@@ -93,8 +93,11 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   StateDict state_dict() const;
   /// Copies values into the existing tensors (across devices and dtypes). strict: missing or
   /// unexpected keys -> ValueError listing them all; a shape mismatch -> ShapeError naming
-  /// the key and both shapes. Nothing is copied unless every check passes.
-  void load_state_dict(const StateDict& state, bool strict = true);
+  /// the key and both shapes. Nothing is copied unless every check passes. assign (PyTorch's
+  /// assign=True): the model's tensors take the state's storage instead of a copy (set_data),
+  /// converted only where the device or dtype differs; for tensors on a mapped file (map_file),
+  /// whose pages a copy would read in.
+  void load_state_dict(const StateDict& state, bool strict = true, bool assign = false);
 
   /// PyTorch-style tree: "Net(\n  (conv1): Conv2d(1, 32, kernel_size=(3, 3), ...)\n)".
   std::string repr() const;

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <set>
 #include <system_error>
 
@@ -16,7 +15,6 @@
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
-#include "ember/core/ops/transfer.h"
 #include "ember/core/ops/views.h"
 #include "ember/nn/init.h"
 #include "ember/nn/models/bert_packed_attention.h"
@@ -344,19 +342,8 @@ std::shared_ptr<Bert> Bert::from_pretrained(const std::string& dir, std::optiona
     picked.insert(key, w);
     used.insert(name);
   }
-  if (mode == LoadMode::Map) {
-    // The model's tensors take the mapped ones' storage (as PyTorch's load_state_dict with
-    // assign=True): a copy would read every page in. Another dtype is converted.
-    std::map<std::string, Tensor> targets;
-    for (const auto& [key, t] : model->named_parameters()) targets.emplace(key, t);
-    for (const auto& [key, t] : model->named_buffers()) targets.emplace(key, t);
-    for (const auto& [key, w] : picked) {
-      const Tensor& target = targets.at(key);
-      set_data(target, w.dtype() == target.dtype() ? w : w.to(target.dtype()));
-    }
-  } else {
-    model->load_state_dict(picked);
-  }
+  // Mapped weights are assigned, not copied: a copy would read every page in.
+  model->load_state_dict(picked, true, mode == LoadMode::Map);
   // Older checkpoints store transformers' position_ids buffer (0 .. max_positions - 1), which
   // Ember computes: dropped silently, as transformers drops it.
   const auto known_leftover = [&](const std::string& key) {
