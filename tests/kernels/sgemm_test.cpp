@@ -64,7 +64,7 @@ void expect_product(int64_t m, int64_t n, int64_t k, bool a_rows, bool b_rows, b
 
 TEST(Sgemm, MatchesADoubleProductForEveryLayoutAndPartialBlock) {
   std::mt19937 gen(7);
-  for (int64_t m : {1, 5, 6, 7, 13})
+  for (int64_t m : {1, 5, 6, 7, 8, 13})
     for (int64_t n : {1, 15, 16, 17, 40})
       for (int64_t k : {1, 8, 9, 300})
         for (bool a_rows : {true, false})
@@ -94,8 +94,9 @@ TEST(Sgemm, DepthZeroWritesTheBiasOrZerosAndAccumulatingLeavesTheOutput) {
 
 TEST(Sgemm, ARowsResultDoesNotDependOnTheOtherRowsOrColumnsOfTheCall) {
   std::mt19937 gen(9);
-  // 11 rows run as blocks of 6 and 5, 8 as two of 4 (a last block of 1 to 3 rows is avoided).
-  for (int64_t m : {11, 8}) {
+  // 11 rows run as blocks of 6 and 5 (a last block of 1 to 3 rows is avoided); 7 and 8 as one
+  // block under AVX-512VL, else as 4 + 3 and 4 + 4; 9 as 5 + 4 either way.
+  for (int64_t m : {11, 9, 8, 7}) {
     const int64_t n = 37, k = 290;
     const Operand a = random_operand(m, k, true, gen), b = random_operand(k, n, false, gen);
     std::vector<float> all(static_cast<size_t>(m * n)), one(static_cast<size_t>(n));
@@ -117,7 +118,8 @@ TEST(Sgemm, ARowsResultDoesNotDependOnTheOtherRowsOrColumnsOfTheCall) {
 // A linear's weight W [n, k] as the right operand W^T (columns contiguous), packed once: every
 // partial panel and depth chunk gives sgemm's own bits, with bias, accumulation and a column
 // range that starts at a later panel; the padding of the last panel is zeros. The row counts
-// cover whole 6-row blocks, the split of 7 to 9 last rows into two, and the partial blocks.
+// cover whole 6-row blocks, the split of 7 to 9 last rows into two (7 and 8 alone: one block
+// under AVX-512VL), and the partial blocks.
 TEST(Sgemm, APrepackedRightOperandGivesTheBitsOfTheCallsOwnPacking) {
   std::mt19937 gen(10);
   for (int64_t m : {1, 7, 8, 13, 16, 17, 33, 48})
