@@ -6,8 +6,8 @@
 // holds 6 x 16 sums in 12 registers, with 2 for the panel's row and 1 for the broadcast: 12
 // fused multiply-adds per 2 loads and 6 broadcasts, which two FMA pipes run at full rate.
 // Partial blocks (fewer than 6 rows: a template per count; fewer than 16 columns: a scratch
-// block) and the single 7- or 8-row block of a short call under AVX-512VL run the same chain per
-// element, so the bits never depend on the blocking.
+// block) and the taller single blocks of a short call under AVX-512VL (up to 12 rows) run the
+// same chain per element, so the bits never depend on the blocking.
 // sgemm_prepacked() runs the same loops over panels that sgemm_pack() wrote once.
 #include "ember/kernels/cpu/sgemm.h"
 
@@ -47,15 +47,18 @@ int64_t sgemm_packed_floats(int64_t k, int64_t n) {
 namespace {
 
 constexpr int kMr = 6;
-// The most rows one block holds: a call of at most this many rows runs as a single block. With
-// AVX-512VL's 32 vector registers an 8 x 16 block (16 sums, the panel's two halves and a
-// broadcast: 19 registers) fits; a call of 7 or 8 rows (a short sentence's tokens) then reads
-// each panel once with 16 chains instead of twice with 8, which made BERT-base's 8-token forward
-// a quarter faster. Taller calls keep 6-row blocks, which measured faster there.
+// The most rows one block holds, and the most that run as two equal blocks. With AVX-512VL's 32
+// vector registers a 12 x 16 block fits (24 sums, the panel's two halves and a broadcast: 27
+// registers). A short call (a sentence's 7 to 16 tokens) is weight-stream bound, and one pass
+// over each panel with 14 to 24 chains beat two or three passes of 6-row blocks by 5 to 15%
+// (k 384, n 1536 from memory, Zen 4); taller calls keep 6-row blocks, which measured faster there
+// (24 rows: 4 x 6 beat 12 + 12 by 5%).
 #if defined(__AVX512VL__)
-constexpr int kMaxRows = 8;
+constexpr int kMaxRows = 12;
+constexpr int kPairRows = 16;
 #else
 constexpr int kMaxRows = kMr;
+constexpr int kPairRows = 2 * kMr;
 #endif
 constexpr int64_t kKc = 256;
 
@@ -111,7 +114,7 @@ template <int Rows, bool Stream = false>
 void block(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, const float* panel, int64_t kc,
            Start start, const float* bias, const char* ahead = nullptr, int64_t every = 1) {
   __m256 acc[Rows][2];
-#pragma GCC unroll 8
+#pragma GCC unroll 12
   for (int r = 0; r < Rows; ++r) {
     if (start == Start::Output) {
       acc[r][0] = _mm256_loadu_ps(c + r * ldc);
@@ -135,14 +138,14 @@ void block(float* c, int64_t ldc, const float* a, int64_t a_rs, int64_t a_cs, co
     const __m256 b0 = _mm256_loadu_ps(panel + kk * kNr);
     const __m256 b1 = _mm256_loadu_ps(panel + kk * kNr + 8);
     const float* ak = a + kk * a_cs;
-#pragma GCC unroll 8
+#pragma GCC unroll 12
     for (int r = 0; r < Rows; ++r) {
       const __m256 av = _mm256_broadcast_ss(ak + r * a_rs);
       acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
       acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
     }
   }
-#pragma GCC unroll 8
+#pragma GCC unroll 12
   for (int r = 0; r < Rows; ++r) {
     _mm256_storeu_ps(c + r * ldc, acc[r][0]);
     _mm256_storeu_ps(c + r * ldc + 8, acc[r][1]);
@@ -192,19 +195,19 @@ struct NextPanel {
 };
 
 // The rows of the register block that starts `left` rows before the end of a call of m rows. A
-// call of at most two full blocks runs as one block, or as two of equal size (the first one row
-// taller when m is odd). Taller calls run 6-row blocks, except that the last 7 to 9 rows run as
-// two blocks of 3 to 5. A block of 1 or 2 rows holds 2 or 4 chains of fused multiply-adds, a
-// quarter or half of what two pipes of 4-cycle FMAs need, so 6 + 2 rows took the time of 10 and
-// 4 + 4 take that of 8. (BERT's 128 tokens are 21 x 6 + 2.)
+// call of at most kMaxRows rows runs as one block, one of at most kPairRows as two of equal size
+// (the first one row taller when m is odd). Taller calls run 6-row blocks, except that the last
+// 7 to 9 rows run as two blocks of 3 to 5. A block of 1 or 2 rows holds 2 or 4 chains of fused
+// multiply-adds, a quarter or half of what two pipes of 4-cycle FMAs need, so 6 + 2 rows took the
+// time of 10 and 4 + 4 take that of 8. (BERT's 128 tokens are 21 x 6 + 2.)
 int64_t block_rows(int64_t left, int64_t m) {
   if (m <= kMaxRows) return m;
-  if (m <= 2 * kMaxRows) return left == m ? (m + 1) / 2 : left;
+  if (m <= kPairRows) return left == m ? (m + 1) / 2 : left;
   return left > kMr && left <= kMr + 3 ? (left + 1) / 2 : std::min<int64_t>(kMr, left);
 }
 
 int64_t row_blocks(int64_t m) {
-  if (m <= 2 * kMaxRows) return m <= kMaxRows ? 1 : 2;
+  if (m <= kPairRows) return m <= kMaxRows ? 1 : 2;
   return m % kMr != 0 && m % kMr <= 3 ? m / kMr + 1 : (m + kMr - 1) / kMr;
 }
 

@@ -64,7 +64,7 @@ void expect_product(int64_t m, int64_t n, int64_t k, bool a_rows, bool b_rows, b
 
 TEST(Sgemm, MatchesADoubleProductForEveryLayoutAndPartialBlock) {
   std::mt19937 gen(7);
-  for (int64_t m : {1, 5, 6, 7, 8, 13})
+  for (int64_t m : {1, 5, 6, 7, 8, 12, 13})
     for (int64_t n : {1, 15, 16, 17, 40})
       for (int64_t k : {1, 8, 9, 300})
         for (bool a_rows : {true, false})
@@ -94,9 +94,9 @@ TEST(Sgemm, DepthZeroWritesTheBiasOrZerosAndAccumulatingLeavesTheOutput) {
 
 TEST(Sgemm, ARowsResultDoesNotDependOnTheOtherRowsOrColumnsOfTheCall) {
   std::mt19937 gen(9);
-  // 11 rows run as blocks of 6 and 5 (a last block of 1 to 3 rows is avoided); 7 and 8 as one
-  // block under AVX-512VL, else as 4 + 3 and 4 + 4; 9 as 5 + 4 either way.
-  for (int64_t m : {11, 9, 8, 7}) {
+  // Under AVX-512VL 7 to 12 rows run as one block and 13 to 16 as two equal ones; without it 7
+  // to 12 as two (8: 4 + 4) and 13 as 6 + 4 + 3 (a last block of 1 to 3 rows is avoided).
+  for (int64_t m : {13, 12, 11, 8, 7}) {
     const int64_t n = 37, k = 290;
     const Operand a = random_operand(m, k, true, gen), b = random_operand(k, n, false, gen);
     std::vector<float> all(static_cast<size_t>(m * n)), one(static_cast<size_t>(n));
@@ -118,11 +118,11 @@ TEST(Sgemm, ARowsResultDoesNotDependOnTheOtherRowsOrColumnsOfTheCall) {
 // A linear's weight W [n, k] as the right operand W^T (columns contiguous), packed once: every
 // partial panel and depth chunk gives sgemm's own bits, with bias, accumulation and a column
 // range that starts at a later panel; the padding of the last panel is zeros. The row counts
-// cover whole 6-row blocks, the split of 7 to 9 last rows into two (7 and 8 alone: one block
-// under AVX-512VL), and the partial blocks.
+// cover whole 6-row blocks, the split of 7 to 9 last rows into two, the single and paired
+// blocks of short calls, and the partial blocks.
 TEST(Sgemm, APrepackedRightOperandGivesTheBitsOfTheCallsOwnPacking) {
   std::mt19937 gen(10);
-  for (int64_t m : {1, 7, 8, 13, 16, 17, 33, 48})
+  for (int64_t m : {1, 7, 8, 12, 13, 16, 17, 33, 48})
     for (int64_t n : {5, 16, 37})
       for (int64_t k : {1, 9, 300})
         for (bool b_rows : {true, false}) {
