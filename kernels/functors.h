@@ -152,6 +152,15 @@ EMBER_HD_INLINE bool is_nan(T x) {
   return x != x;
 }
 
+// Where an op's arguments are drawn when the tests exercise it from the op table (gradcheck,
+// the mixed-device checks and CUDA parity: tests/support/op_catalog_elementwise.cpp): inside
+// the op's domain, and where finite differences judge it. A functor without a kDomain member
+// takes [-1, 1]; a binary functor's kRhs, where it has one, is its right operand's (kDomain
+// then holds for the left).
+struct Domain {
+  double lo, hi;
+};
+
 // ---- unary ----
 struct Neg {
   template <class T>
@@ -166,12 +175,14 @@ struct Exp {
   }
 };
 struct Log {
+  static constexpr Domain kDomain{0.5, 2.0};
   template <class T>
   EMBER_HD T operator()(T x) const {
     return m_log(x);
   }
 };
 struct Sqrt {
+  static constexpr Domain kDomain{0.5, 2.0};
   template <class T>
   EMBER_HD T operator()(T x) const {
     return m_sqrt(x);
@@ -193,6 +204,7 @@ struct Relu {
   }
 };
 struct Sigmoid {
+  static constexpr Domain kDomain{-3.0, 3.0};
   // Written so that neither branch overflows: exp of a non-positive number only.
   template <class T>
   EMBER_HD T operator()(T x) const {
@@ -202,6 +214,7 @@ struct Sigmoid {
   }
 };
 struct Tanh {
+  static constexpr Domain kDomain{-2.0, 2.0};
   template <class T>
   EMBER_HD T operator()(T x) const {
     return m_tanh(x);
@@ -244,6 +257,7 @@ struct RPowScalar {
   EMBER_HD T operator()(T x) const { return m_pow(base, x); }
 };
 struct Erf {
+  static constexpr Domain kDomain{-2.0, 2.0};
   template <class T>
   EMBER_HD T operator()(T x) const {
     return m_erf(x);
@@ -251,6 +265,7 @@ struct Erf {
 };
 // 1 / sqrt(x), not CUDA's rsqrtf (2 ulp): the devices agree to rounding.
 struct Rsqrt {
+  static constexpr Domain kDomain{0.5, 2.0};
   template <class T>
   EMBER_HD T operator()(T x) const {
     return T(1) / m_sqrt(x);
@@ -302,6 +317,7 @@ struct Mul {
   }
 };
 struct Div {
+  static constexpr Domain kDomain{0.5, 2.0};
   template <class T>
   EMBER_HD T operator()(T a, T b) const {
     return a / b;
@@ -309,6 +325,9 @@ struct Div {
 };
 // Python's a // b: the quotient rounded toward minus infinity.
 struct FloorDivide {
+  // A step function: its gradient is zero, and finite differences agree away from the steps
+  // (random arguments land on one with probability ~0).
+  static constexpr Domain kDomain{-3.0, 3.0}, kRhs{0.5, 2.0};
   template <class T>
   EMBER_HD T operator()(T a, T b) const {
     if constexpr (std::is_floating_point<T>::value) {
@@ -336,6 +355,7 @@ struct FloorDivide {
   }
 };
 struct Pow {
+  static constexpr Domain kDomain{0.5, 2.0};
   template <class T>
   EMBER_HD T operator()(T a, T b) const {
     return m_pow(a, b);

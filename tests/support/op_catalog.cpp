@@ -7,47 +7,13 @@ namespace {
 
 using namespace catalog;
 using Args = const std::vector<Tensor>&;
-#define BIN(name) static_cast<Tensor (*)(const Tensor&, const Tensor&)>(&ember::name)
-#define UN(name) static_cast<Tensor (*)(const Tensor&)>(&ember::name)
 
 std::vector<OpSpec> build() {
   std::vector<OpSpec> ops;
   auto push = [&](OpSpec s) { ops.push_back(std::move(s)); };
 
-  // ---- binary elementwise: contiguous, broadcast and transposed operands ----
-  struct Bin {
-    const char* op;
-    Tensor (*fn)(const Tensor&, const Tensor&);
-    double lo, hi;
-  };
-  for (Bin b : {Bin{"add", BIN(add), -1, 1}, Bin{"sub", BIN(sub), -1, 1}, Bin{"mul", BIN(mul), -1, 1},
-                Bin{"div", BIN(div), 0.5, 2}, Bin{"pow", BIN(pow), 0.5, 2},
-                Bin{"maximum", BIN(maximum), -1, 1}, Bin{"minimum", BIN(minimum), -1, 1}}) {
-    auto fn = b.fn;
-    push({b.op, b.op, {f("lhs", {2, 3}, b.lo, b.hi), f("rhs", {2, 3}, b.lo, b.hi)}, [fn](Args a) {
-            return fn(a[0], a[1]);
-          }});
-    push({std::string(b.op) + "_broadcast",
-          b.op,
-          {f("lhs", {4, 1, 3}, b.lo, b.hi), f("rhs", {2, 1}, b.lo, b.hi)},
-          [fn](Args a) { return fn(a[0], a[1]); }});
-    push({std::string(b.op) + "_strided",
-          b.op,
-          {f("lhs", {3, 2}, b.lo, b.hi), f("rhs", {4, 2}, b.lo, b.hi)},
-          [fn](Args a) { return fn(a[0].t(), a[1].narrow(0, 1, 3).t()); }});
-  }
-  // ---- comparisons and where ----
-  struct Cmp {
-    const char* op;
-    Tensor (*fn)(const Tensor&, const Tensor&);
-  };
-  for (Cmp c : {Cmp{"eq", BIN(eq)}, Cmp{"ne", BIN(ne)}, Cmp{"lt", BIN(lt)}, Cmp{"le", BIN(le)},
-                Cmp{"gt", BIN(gt)}, Cmp{"ge", BIN(ge)}}) {
-    auto fn = c.fn;
-    OpSpec s{c.op, c.op, {f("lhs", {2, 3}), f("rhs", {3})}, [fn](Args a) { return fn(a[0], a[1]); }};
-    s.differentiable = false;
-    push(s);
-  }
+  // ---- the elementwise table's generated ops (op_catalog_elementwise.cpp), and where ----
+  for (OpSpec& s : elementwise_cases()) push(std::move(s));
   push({"where", "where", {boolean("condition", {2, 3}), f("input", {2, 3}), f("other", {3})}, [](Args a) {
           return where(a[0], a[1], a[2]);
         }});
@@ -65,22 +31,7 @@ std::vector<OpSpec> build() {
             return s;
           }});
   }
-  // ---- unary ----
-  struct Un {
-    const char* op;
-    Tensor (*fn)(const Tensor&);
-    double lo, hi;
-  };
-  for (Un u : {Un{"neg", UN(neg), -1, 1}, Un{"exp", UN(exp), -1, 1}, Un{"log", UN(log), 0.5, 2},
-               Un{"sqrt", UN(sqrt), 0.5, 2}, Un{"abs", UN(abs), -1, 1}, Un{"relu", UN(relu), -1, 1},
-               Un{"sigmoid", UN(sigmoid), -3, 3}, Un{"tanh", UN(tanh), -2, 2},
-               Un{"square", UN(square), -1, 1}, Un{"sign", UN(sign), -1, 1}}) {
-    auto fn = u.fn;
-    push({u.op, u.op, {f("input", {2, 3}, u.lo, u.hi)}, [fn](Args a) { return fn(a[0]); }});
-    push({std::string(u.op) + "_strided", u.op, {f("input", {3, 4}, u.lo, u.hi)}, [fn](Args a) {
-            return fn(a[0].t().narrow(0, 1, 2));
-          }});
-  }
+  // ---- the elementwise table's hand-written rows ----
   // logical_not: bool in, bool out, contiguous and strided.
   for (bool strided : {false, true}) {
     OpSpec s{strided ? "logical_not_strided" : "logical_not",

@@ -24,6 +24,9 @@ inline ArgSpec boolean(const std::string& name, Shape shape) {
 
 }  // namespace catalog
 
+/// The cases of every op the elementwise table generates, drawn from each functor's domain
+/// (op_catalog_elementwise.cpp).
+std::vector<OpSpec> elementwise_cases();
 /// The cases whose sizes reach the CUDA block-reduction and wide-row kernels
 /// (op_catalog_block_paths.cpp).
 std::vector<OpSpec> block_path_cases();
@@ -32,8 +35,8 @@ std::vector<OpSpec> layernorm_cases();
 /// The class losses' ignore_index and label_smoothing cases (op_catalog_training.cpp).
 std::vector<OpSpec> training_cases();
 
-/// The transformer toolkit's pointwise ops and moments: erf, rsqrt, gelu, masked_fill, var,
-/// std (op_catalog_pointwise.cpp).
+/// The transformer toolkit's pointwise ops and moments: gelu, masked_fill, var, std
+/// (op_catalog_pointwise.cpp).
 std::vector<OpSpec> pointwise_cases();
 /// Scalar promotion, floor_divide and int32 indices (op_catalog_scalars.cpp).
 std::vector<OpSpec> scalars_cases();
