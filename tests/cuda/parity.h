@@ -14,6 +14,7 @@
 
 #include "ember/ember.h"
 #include "ember/kernels/cuda/cuda_backend.h"
+#include "support/expect.h"
 #include "support/ulps.h"
 
 namespace ember::test {
@@ -95,7 +96,7 @@ inline ::testing::AssertionResult matches(const HostValues& x, const HostValues&
     } else {
       const double a = x.f[e], r = ref.f[e];
       const double kk = k.empty() ? 1.0 : static_cast<double>(std::max<int64_t>(1, k[e]));
-      tol = exact ? 0.0 : std::sqrt(kk) * (1e-6 + 1e-5 * std::abs(r));
+      tol = exact ? 0.0 : parity_tolerance(kk, r);
       ok = (std::isnan(a) && std::isnan(r)) || (exact ? a == r : std::abs(a - r) <= tol) ||
            (exact && ulps > 0 && ulps_apart(static_cast<float>(a), static_cast<float>(r)) <= ulps);
     }

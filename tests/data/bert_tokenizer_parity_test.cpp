@@ -17,13 +17,6 @@ using namespace ember;
 
 namespace {
 
-// The fixtures' folder: $EMBER_SOURCE_DIR when set (a machine that runs binaries built
-// elsewhere), else this checkout's.
-std::string fixture(const std::string& name) {
-  const char* env = std::getenv("EMBER_SOURCE_DIR");
-  return std::string(env ? env : EMBER_SOURCE_DIR) + "/tests/parity/fixtures/" + name;
-}
-
 std::vector<std::string> lines_of(const std::string& path) {
   std::vector<std::string> out;
   std::istringstream in(io::read_file(path, "tokenizer fixture"));
@@ -40,7 +33,7 @@ int64_t integer(const nn::json::Value& v) {
 const std::vector<std::string>& corpus() {
   static const std::vector<std::string> texts = [] {
     std::vector<std::string> out;
-    for (const std::string& line : lines_of(fixture("tokenizer_corpus.txt"))) {
+    for (const std::string& line : lines_of(test::fixture_path("tokenizer_corpus.txt"))) {
       const nn::json::Value v = nn::json::parse(line);
       EXPECT_EQ(v.type, nn::json::Value::Type::String) << line;
       out.push_back(v.text);
@@ -55,7 +48,7 @@ const std::vector<std::string>& corpus() {
 // BertTokenizer::from_pretrained from pretrained_dir (a fixture folder) when one is named.
 size_t check_config(const std::string& config, const std::string& pretrained_dir = "") {
   const std::vector<std::string>& texts = corpus();
-  const std::vector<std::string> expected = lines_of(fixture("tokenizer_expected.txt"));
+  const std::vector<std::string> expected = lines_of(test::fixture_path("tokenizer_expected.txt"));
   EXPECT_FALSE(expected.empty());
   const nn::json::Value header = nn::json::parse(expected.at(0));
   const auto max_length = static_cast<size_t>(integer(*header.find("max_length")));
@@ -64,9 +57,9 @@ size_t check_config(const std::string& config, const std::string& pretrained_dir
   const bool pairs = config.rfind("pair", 0) == 0;
   data::BertTokenizerOptions topt;
   topt.do_lower_case = config.find("lower") != std::string::npos;
-  const data::BertTokenizer tok = pretrained_dir.empty()
-                                      ? data::BertTokenizer(fixture("tokenizer_vocab.txt"), topt)
-                                      : data::BertTokenizer::from_pretrained(fixture(pretrained_dir));
+  const data::BertTokenizer tok =
+      pretrained_dir.empty() ? data::BertTokenizer(test::fixture_path("tokenizer_vocab.txt"), topt)
+                             : data::BertTokenizer::from_pretrained(test::fixture_path(pretrained_dir));
   EXPECT_EQ(tok.options().do_lower_case, topt.do_lower_case) << pretrained_dir;
   data::EncodeOptions eopt;
   eopt.max_length = max_length;

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "ember/kernels/cpu/bf16_gemm.h"
-#include "support/bert_parity.h"
+#include "support/expect.h"
 #include "support/run_example.h"
 #include "support/temp_dir.h"
 
@@ -26,8 +26,7 @@ class SemanticSearchCli : public ::testing::Test {
   }
   Outcome search(const std::string& args) {
     return ember::test::run_example(
-        "semantic_search",
-        "--device cpu --model " + ember::test::bert_fixture_dir("sentence_tiny") + " " + args);
+        "semantic_search", "--device cpu --model " + ember::test::fixture_path("sentence_tiny") + " " + args);
   }
   TempDir dir_{"ember-search"};
   std::string docs_;

@@ -17,17 +17,13 @@
 #include "ember/kernels/cpu/conv/conv_scratch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/thread_pool.h"
+#include "support/expect.h"
 #include "support/threads_guard.h"
 
 namespace {
 using namespace ember;
 
-bool near(const Tensor& a, const Tensor& b) {
-  const std::vector<float> x = a.to_vector<float>(), y = b.to_vector<float>();
-  for (size_t i = 0; i < x.size(); ++i)
-    if (!(std::fabs(x[i] - y[i]) <= 1e-4f * std::fabs(y[i]) + 1e-4f)) return false;
-  return x.size() == y.size();
-}
+bool near(const Tensor& a, const Tensor& b) { return ember::test::all_close(a, b, 1e-4, 1e-4); }
 
 // Waits up to 20 s for the child; a child still running then is killed and reported as hung.
 // Returns the child's exit code, or -1 when it hung or did not exit normally.

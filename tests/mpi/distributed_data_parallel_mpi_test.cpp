@@ -27,16 +27,9 @@ std::shared_ptr<nn::models::TutorialNet> seeded_net(uint64_t seed) {
   return std::make_shared<nn::models::TutorialNet>();
 }
 
-// |a - b| <= atol + rtol * |b| for every element, reporting the first that is not.
+// |a - b| <= atol + rtol * |b| for every element, naming this rank.
 void expect_close(const Tensor& a, const Tensor& b, const std::string& what, double atol, double rtol) {
-  const std::vector<float> x = a.to_vector<float>(), y = b.to_vector<float>();
-  ASSERT_EQ(x.size(), y.size()) << what;
-  for (size_t i = 0; i < x.size(); ++i)
-    if (std::abs(x[i] - y[i]) > atol + rtol * std::abs(y[i])) {
-      ADD_FAILURE() << what << "[" << i << "]: " << x[i] << " vs reference " << y[i] << " on rank "
-                    << world().rank();
-      return;
-    }
+  EXPECT_TRUE(test::all_close(a, b, atol, rtol)) << what << " on rank " << world().rank();
 }
 
 }  // namespace

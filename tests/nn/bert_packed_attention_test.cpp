@@ -45,7 +45,7 @@ Result packed(const Tensor& q0, const Tensor& k0, const Tensor& v0, const std::v
 }
 
 void expect_close(const Tensor& got, const Tensor& want, double tol, const char* what) {
-  EXPECT_TRUE(test::values_near(got, want.to_vector<double>(), want.shape(), tol)) << what;
+  EXPECT_TRUE(test::all_close(got, want, tol, tol)) << what;
 }
 
 TEST(PackedSelfAttention, MatchesTheLoopOverSequencesWithAndWithoutDropout) {

@@ -39,7 +39,7 @@ BertConfig tiny(const std::string& act = "gelu") {
 // A copy of a fixture's model directory (config.json, model.safetensors) to edit.
 void copy_fixture(const std::string& name, const TempDir& to) {
   for (const char* f : {"config.json", "model.safetensors"})
-    fs::copy_file(test::bert_fixture_dir(name) + "/" + f, to.path(f));
+    fs::copy_file(test::fixture_path(name) + "/" + f, to.path(f));
 }
 
 // Every parameter name BertModel has, in its order.
@@ -74,7 +74,7 @@ bool equal(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 TEST(BertConfig, ReadsATransformersConfigJson) {
-  const std::string path = test::bert_fixture_dir("bert_gelu_new") + "/config.json";
+  const std::string path = test::fixture_path("bert_gelu_new") + "/config.json";
   const BertConfig c = BertConfig::from_json_file(path);
   EXPECT_EQ(c.vocab_size, 100);
   EXPECT_EQ(c.hidden_size, 32);
@@ -188,7 +188,7 @@ TEST(Bert, HasTransformersParameterNamesAndShapes) {
   EXPECT_TRUE(
       model.named_buffers().empty());  // transformers' position_ids / token_type_ids are not persistent
   // The same names and shapes as the checkpoint transformers wrote.
-  const nn::StateDict file = nn::load_file(test::bert_fixture_dir("bert_gelu") + "/model.safetensors");
+  const nn::StateDict file = nn::load_file(test::fixture_path("bert_gelu") + "/model.safetensors");
   std::vector<std::string> keys = file.keys();
   std::sort(keys.begin(), keys.end());
   std::sort(names.begin(), names.end());
@@ -388,17 +388,17 @@ TEST(Bert, FromPretrainedListsLeftoversInOneWarningLine) {
 TEST(Bert, PrefixedAndPlainCheckpointsLoadTheSameWeights) {
   // bert_gelu_new is a BertForSequenceClassification checkpoint ("bert." names, a classifier).
   ::testing::internal::CaptureStderr();
-  const auto model = Bert::from_pretrained(test::bert_fixture_dir("bert_gelu_new"));
+  const auto model = Bert::from_pretrained(test::fixture_path("bert_gelu_new"));
   ::testing::internal::GetCapturedStderr();
-  const nn::StateDict file = nn::load_file(test::bert_fixture_dir("bert_gelu_new") + "/model.safetensors");
+  const nn::StateDict file = nn::load_file(test::fixture_path("bert_gelu_new") + "/model.safetensors");
   for (const auto& [name, p] : model->named_parameters())
     EXPECT_TRUE(equal(p, file.at("bert." + name))) << name;
   EXPECT_EQ(model->config.hidden_act, "gelu_new");
 }
 
 TEST(Bert, Bfloat16CheckpointsLoadAsFloat32) {
-  const auto model = Bert::from_pretrained(test::bert_fixture_dir("bert_gelu_bf16"));
-  const auto full = Bert::from_pretrained(test::bert_fixture_dir("bert_gelu"));
+  const auto model = Bert::from_pretrained(test::fixture_path("bert_gelu_bf16"));
+  const auto full = Bert::from_pretrained(test::fixture_path("bert_gelu"));
   for (const auto& [name, p] : model->named_parameters()) {
     EXPECT_EQ(p.dtype(), kFloat32);
     // bf16 keeps 8 significant bits of the float32 weights.
@@ -408,7 +408,7 @@ TEST(Bert, Bfloat16CheckpointsLoadAsFloat32) {
 }
 
 TEST(Bert, SavePretrainedRoundTrips) {
-  const auto model = Bert::from_pretrained(test::bert_fixture_dir("bert_gelu"));
+  const auto model = Bert::from_pretrained(test::fixture_path("bert_gelu"));
   TempDir dir;
   const std::string out = dir.path("saved/bert");  // created, parents too
   model->save_pretrained(out);

@@ -41,7 +41,7 @@ std::vector<std::vector<float>> rows_of(const nn::json::Value& v) {
 // The texts and the embeddings of one mode ("modes" of sentence_tiny_expected.json), or of
 // minilm_reference.json's "embeddings" when mode is empty.
 Reference reference(const std::string& file, const std::string& mode) {
-  const nn::json::Value root = nn::json::parse_file(test::bert_fixture_dir(file), "test");
+  const nn::json::Value root = nn::json::parse_file(test::fixture_path(file), "test");
   Reference r;
   for (const auto& t : root.find("texts")->items) r.texts.push_back(t.text);
   r.rows = rows_of(mode.empty() ? *root.find("embeddings") : *root.find("modes")->find(mode));
@@ -68,7 +68,7 @@ void expect_rows(const Tensor& got, const Reference& want, const std::string& wh
   }
 }
 
-std::string tiny() { return test::bert_fixture_dir("sentence_tiny"); }
+std::string tiny() { return test::fixture_path("sentence_tiny"); }
 
 // The smallest cosine between row i of a and row i of b.
 double min_row_cosine(const Tensor& a, const Tensor& b) {

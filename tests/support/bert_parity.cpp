@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
+#include "support/expect.h"
 #include "support/transformer_parity.h"
 
 namespace ember::test {
@@ -25,13 +24,8 @@ const std::vector<std::string>& bert_parity_cases() {
   return names;
 }
 
-std::string bert_fixture_dir(const std::string& name) {
-  const char* env = std::getenv("EMBER_SOURCE_DIR");
-  return std::string(env ? env : EMBER_SOURCE_DIR) + "/tests/parity/fixtures/" + name;
-}
-
 void run_bert_parity_case(const std::string& name, Device device) {
-  const std::string dir = bert_fixture_dir(name);
+  const std::string dir = fixture_path(name);
   ::testing::internal::CaptureStderr();
   const auto model = nn::models::Bert::from_pretrained(dir, device);
   const std::string warning = ::testing::internal::GetCapturedStderr();

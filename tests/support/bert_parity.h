@@ -13,8 +13,6 @@ namespace ember::test {
 
 /// The fixture directories' names (under tests/parity/fixtures).
 const std::vector<std::string>& bert_parity_cases();
-/// The fixture directory of a case.
-std::string bert_fixture_dir(const std::string& name);
 /// Runs one case on device: gtest failures name the tensor, the element and both values.
 void run_bert_parity_case(const std::string& name, Device device);
 

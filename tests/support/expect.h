@@ -1,5 +1,6 @@
 #pragma once
-// Assertion helpers: values against expected numbers, exceptions by type and first line.
+// The helpers tests share: values against expected numbers or a reference tensor, the parity
+// tolerance, exceptions by type and first line, and where the fixture files are.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,6 +46,34 @@ inline double max_abs_diff(const Tensor& a, const Tensor& b) {
   }
   return worst;
 }
+
+/// The parity tolerance of a value that k elements were reduced into (k >= 1) against its
+/// reference ref: sqrt(k) * (1e-6 + 1e-5 |ref|) (docs/DESIGN.md): rounding grows with the
+/// square root of the reduction's length.
+inline double parity_tolerance(double k, double ref) { return std::sqrt(k) * (1e-6 + 1e-5 * std::abs(ref)); }
+
+/// |a - b| <= atol + rtol |b| at every element (any devices and dtypes, one shape); NaN on both
+/// sides agrees. The failure names the first element that is not, and how many are not.
+inline ::testing::AssertionResult all_close(const Tensor& a, const Tensor& b, double atol, double rtol) {
+  if (a.shape() != b.shape())
+    return ::testing::AssertionFailure()
+           << "shape " << shape_str(a.shape()) << " != " << shape_str(b.shape());
+  const auto x = a.to_vector<double>(), y = b.to_vector<double>();
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const bool ok =
+        (std::isnan(x[i]) && std::isnan(y[i])) || std::abs(x[i] - y[i]) <= atol + rtol * std::abs(y[i]);
+    if (!ok && bad++ == 0) first = i;
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << bad << " of " << x.size() << " elements differ; the first, [" << first << "]: " << x[first]
+         << " vs " << y[first] << " (atol " << atol << ", rtol " << rtol << ")";
+}
+
+/// A file or folder of tests/parity/fixtures: under $EMBER_SOURCE_DIR when set (a machine that
+/// runs binaries built elsewhere, such as the GPU machine), else under this checkout.
+std::string fixture_path(const std::string& name);
 
 /// The first line of an exception's message.
 inline std::string first_line(const std::exception& e) {

@@ -8,6 +8,8 @@
 #include <functional>
 #include <map>
 
+#include "support/expect.h"
+
 namespace ember::test {
 
 // |x - ref| <= sqrt(K) * (1e-6 + 1e-5 |ref|) for every element (docs/DESIGN.md), K the
@@ -21,7 +23,7 @@ void expect_parity_close(const Tensor& got, const Tensor& ref, double k, const s
   size_t first = 0;
   double worst = 0, max_err = 0;
   for (size_t i = 0; i < x.size(); ++i) {
-    const double tol = std::sqrt(k) * (1e-6 + 1e-5 * std::fabs(r[i]));
+    const double tol = parity_tolerance(k, r[i]);
     const double err = std::fabs(x[i] - r[i]);
     if (!(err <= tol)) {
       if (bad++ == 0) first = i;
@@ -39,13 +41,6 @@ void expect_parity_close(const Tensor& got, const Tensor& ref, double k, const s
 }
 
 namespace {
-
-// The fixtures' folder: $EMBER_SOURCE_DIR when set (a GPU machine runs binaries built
-// elsewhere), else this checkout's.
-std::string fixture_path(const std::string& name) {
-  const char* env = std::getenv("EMBER_SOURCE_DIR");
-  return std::string(env ? env : EMBER_SOURCE_DIR) + "/tests/parity/fixtures/" + name + ".safetensors";
-}
 
 struct Fixture {
   nn::StateDict tensors;
@@ -189,7 +184,7 @@ const std::vector<std::string>& transformer_parity_cases() {
 void run_transformer_parity_case(const std::string& name, Device device) {
   Fixture f;
   {
-    nn::SafetensorsContents c = nn::load_file_with_metadata(fixture_path(name));
+    nn::SafetensorsContents c = nn::load_file_with_metadata(fixture_path(name + ".safetensors"));
     f.tensors = std::move(c.tensors);
     f.meta = std::move(c.metadata);
   }
