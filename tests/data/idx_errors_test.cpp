@@ -2,7 +2,6 @@
 // names the file and the problem, never a crash, a hang or a huge allocation.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,9 +10,11 @@
 
 #include "ember/ember.h"
 #include "support/expect.h"
+#include "support/gzip.h"
 
 using namespace ember;
 using namespace ember::data;
+using ember::test::gzip;
 using ember::test::values_near;
 namespace fs = std::filesystem;
 
@@ -31,20 +32,6 @@ Bytes idx(uint32_t magic, const std::vector<uint32_t>& dims, size_t values, uint
   for (uint32_t d : dims) put32(b, d);
   for (size_t i = 0; i < values; ++i) b.push_back(static_cast<uint8_t>((first + i) % 10));
   return b;
-}
-
-Bytes gzip(const Bytes& raw) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  Bytes out(deflateBound(&zs, raw.size()));
-  zs.next_in = const_cast<Bytef*>(raw.data());
-  zs.avail_in = static_cast<uInt>(raw.size());
-  zs.next_out = out.data();
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
 }
 
 Bytes slurp(const std::string& path) {

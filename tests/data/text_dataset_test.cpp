@@ -2,7 +2,6 @@
 // malformed files), train_test_split and the bundled vocab's special tokens.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,10 +11,12 @@
 #include "../../examples/common/bundled_data.h"
 #include "ember/ember.h"
 #include "support/expect.h"
+#include "support/gzip.h"
 
 using namespace ember;
 using namespace ember::data;
 using ember::examples::Reviews;
+using ember::test::gzip;
 namespace fs = std::filesystem;
 
 namespace {
@@ -26,20 +27,6 @@ const std::string kReviewsDir = std::string(EMBER_SOURCE_DIR) + "/examples/data/
 const TextClassificationDataset& corpus() {
   static const TextClassificationDataset ds = load_reviews(kReviewsDir + "/reviews.tsv.gz");
   return ds;
-}
-
-std::string gzip(const std::string& raw) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, raw.size()), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  zs.avail_in = static_cast<uInt>(raw.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
 }
 
 class ReviewFiles : public ::testing::Test {
