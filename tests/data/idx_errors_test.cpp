@@ -11,6 +11,7 @@
 #include "ember/ember.h"
 #include "support/expect.h"
 #include "support/gzip.h"
+#include "support/temp_dir.h"
 
 using namespace ember;
 using namespace ember::data;
@@ -41,18 +42,8 @@ Bytes slurp(const std::string& path) {
 
 class IdxFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "ember_idx_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string write(const std::string& name, const Bytes& bytes) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    return path;
+    return tmp_.write(name, std::string(bytes.begin(), bytes.end()));
   }
   // A valid test split of n images of rows x cols and n labels.
   void write_split(uint32_t n, uint32_t labels, uint32_t rows = 4, uint32_t cols = 3) {
@@ -60,7 +51,8 @@ class IdxFiles : public ::testing::Test {
     write("t10k-labels-idx1-ubyte", idx(0x801, {labels}, labels));
   }
 
-  std::string dir_;
+  test::TempDir tmp_{"ember_idx"};
+  const std::string dir_ = tmp_.path();
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "ember/ember.h"
 #include "support/expect.h"
 #include "support/gzip.h"
+#include "support/temp_dir.h"
 
 using namespace ember;
 using namespace ember::data;
@@ -31,18 +32,9 @@ const TextClassificationDataset& corpus() {
 
 class ReviewFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "ember_reviews_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& bytes) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return path;
-  }
-  std::string dir_;
+  std::string write(const std::string& name, const std::string& bytes) { return tmp_.write(name, bytes); }
+  test::TempDir tmp_{"ember_reviews"};
+  const std::string dir_ = tmp_.path();
 };
 
 }  // namespace
