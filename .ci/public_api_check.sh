@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # nn/ and data/ sit on Ember's public API: every one of their sources must compile against the
-# installed include folder, with only their own folder's uninstalled helpers (nn/json.h,
-# nn/parallel/transport.h, ...) beside it. The installed folder must not hold the
-# internal headers. nn/parallel/mpi_*.cpp need MPI's headers too and are left out.
+# installed include folder, with only their own folder's uninstalled helpers
+# (nn/parallel/transport.h, data/unicode.h, ...) and core/io's private IO stack (json.h, gzip.h,
+# utf8.h, io_error.h) beside it. The installed folder must not hold the internal headers.
+# nn/parallel/mpi_*.cpp need MPI's headers too and are left out.
 #
 #   .ci/public_api_check.sh INSTALL_PREFIX
 set -euo pipefail
@@ -10,7 +11,8 @@ cd "$(dirname "$0")/.."
 PREFIX=$1
 installed=$PREFIX/include/ember
 for internal in core/ops/window.h core/dtype_dispatch.h core/tensor_impl_access.h \
-  nn/json.h nn/parallel/transport.h kernels; do
+  core/io/json.h core/io/gzip.h core/io/utf8.h core/io/io_error.h core/io/file_mode.h \
+  nn/parallel/transport.h kernels; do
   if [[ -e $installed/$internal ]]; then
     echo "public API check: $internal is installed" >&2
     exit 1
@@ -23,7 +25,7 @@ fi
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 cp -r "$installed" "$root/ember"
-for h in nn/*.h nn/models/*.h nn/parallel/*.h data/*.h; do
+for h in core/io/*.h nn/*.h nn/models/*.h nn/parallel/*.h data/*.h; do
   [[ -e $root/ember/$h ]] || cp "$h" "$root/ember/$h"
 done
 n=0

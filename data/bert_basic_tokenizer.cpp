@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "ember/core/io/utf8.h"
 #include "ember/data/unicode.h"
-#include "ember/nn/json.h"
 
 namespace ember::data {
 namespace {
@@ -38,21 +38,11 @@ bool is_cjk(char32_t c) {
          (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
-// One code point of valid UTF-8 at text[i]; i moves past it.
-char32_t next_code_point(std::string_view text, size_t& i) {
-  const auto b0 = static_cast<unsigned char>(text[i]);
-  const size_t n = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
-  char32_t c = n == 1 ? b0 : n == 2 ? (b0 & 0x1F) : n == 3 ? (b0 & 0x0F) : (b0 & 0x07);
-  for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-  i += n;
-  return c;
-}
-
 // Hugging Face's normaliser on a piece of text, the reference the tables below shortcut:
 // control characters dropped, white space made a space, CJK ideographs spaced, accents
 // stripped after NFD, lower case.
 std::u32string normalized(std::string_view piece, const BertTokenizerOptions& o) {
-  const std::u32string in = unicode::decode(std::string(piece));
+  const std::u32string in = io::decode_utf8(piece, "BertTokenizer");
   std::u32string s;
   s.reserve(in.size());
   for (char32_t c : in) {
@@ -132,10 +122,10 @@ struct WordSplitter {
   void alone(char32_t c) {  // punctuation, or a spaced ideograph
     flush();
     single.clear();
-    nn::json::append_utf8(single, c);
+    io::append_utf8(single, c);
     sink(single);
   }
-  void letter(char32_t c) { nn::json::append_utf8(word, c); }
+  void letter(char32_t c) { io::append_utf8(word, c); }
   void normalized_code_point(char32_t n) {
     if (unicode::is_white_space(n))
       flush();
@@ -162,12 +152,12 @@ void for_each_basic_word(std::string_view text, const BertTokenizerOptions& o,
   static const CodePointClass* const classes = bmp_classes();
   WordSplitter split{sink, {}, {}};
   const auto kind_at = [&](size_t i, size_t& next) {
-    const char32_t c = next_code_point(text, next = i);
+    const char32_t c = io::next_code_point(text, next = i);
     return c < 0x10000 ? classes[c].kind : Kind::Complex;
   };
   for (size_t i = 0; i < text.size();) {
     size_t next = i;
-    const char32_t c = next_code_point(text, next);
+    const char32_t c = io::next_code_point(text, next);
     const CodePointClass cls = c < 0x10000 ? classes[c] : CodePointClass{};
     switch (cls.kind) {
       case Kind::Drop:

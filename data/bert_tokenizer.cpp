@@ -10,9 +10,9 @@
 
 #include "ember/core/error.h"
 #include "ember/core/io/file_io.h"
+#include "ember/core/io/utf8.h"
 #include "ember/core/ops/factory.h"
 #include "ember/data/bert_basic_tokenizer.h"
-#include "ember/nn/json.h"
 
 namespace ember::data {
 namespace {
@@ -24,7 +24,7 @@ std::string item(const char* name, size_t i) { return std::string(name) + "[" + 
 // name and index name the argument ("text", "pairs[2]"); name is null when there is only one.
 void check_utf8(const std::string& text, const char* op, const char* name, size_t index) {
   size_t bad = 0;
-  if (nn::json::valid_utf8(text, &bad)) return;
+  if (io::valid_utf8(text, &bad)) return;
   if (!name) raise<ValueError>(op, ": invalid UTF-8 at byte ", bad);
   raise<ValueError>(op, ": invalid UTF-8 at byte ", bad, " of ",
                     index == static_cast<size_t>(-1) ? std::string(name) : item(name, index));
@@ -51,7 +51,7 @@ std::vector<std::string> vocab_lines(const std::string& bytes) {
 std::vector<std::string> read_vocab(const std::string& path) {
   const std::string bytes = io::read_file(path, "BertTokenizer");
   size_t bad = 0;
-  if (!nn::json::valid_utf8(bytes, &bad))
+  if (!io::valid_utf8(bytes, &bad))
     raise<IOError>("BertTokenizer: \"", path, "\" is not UTF-8 (invalid byte at offset ", bad, ")");
   std::vector<std::string> lines = vocab_lines(bytes);
   if (lines.empty()) raise<ValueError>("BertTokenizer: the vocabulary is empty (\"", path, "\" has no line)");
@@ -91,7 +91,7 @@ BertTokenizer::BertTokenizer(std::vector<std::string> tokens, BertTokenizerOptio
   std::vector<int64_t> all_ids, continued_ids;
   for (size_t i = 0; i < tokens_.size(); ++i) {
     size_t bad = 0;
-    if (!nn::json::valid_utf8(tokens_[i], &bad))
+    if (!io::valid_utf8(tokens_[i], &bad))
       raise<ValueError>("BertTokenizer: vocabulary token ", i, " is not UTF-8 (invalid byte at offset ", bad,
                         ")");
     all.push_back(tokens_[i]);

@@ -12,13 +12,13 @@
 #include <utility>
 
 #include "ember/core/error.h"
+#include "ember/core/io/json.h"
 #include "ember/data/bert_tokenizer.h"
-#include "ember/nn/json.h"
 
 namespace ember::data {
 namespace {
 
-using nn::json::Value;
+using io::json::Value;
 namespace fs = std::filesystem;
 
 constexpr const char* kOp = "BertTokenizer.from_pretrained";
@@ -31,7 +31,7 @@ struct Where {
 
 [[noreturn]] void bad(const Where& w, const char* want, const Value& got) {
   raise<ValueError>(kOp, ": \"", w.key, "\" in ", w.file, " must be ", want, ", got ",
-                    nn::json::describe(got));
+                    io::json::describe(got));
 }
 
 bool read_bool(const Value& v, const Where& w) {
@@ -87,11 +87,11 @@ void read_special_tokens(const Value& root, const std::string& file, BertTokeniz
 }
 
 void read_tokenizer_config(const std::string& file, BertTokenizerOptions& o) {
-  const Value root = nn::json::parse_object_file(file, kOp);
+  const Value root = io::json::parse_object_file(file, kOp);
   if (const Value* v = root.find("tokenizer_class"); v && v->type == Value::Type::String) {
     const std::string& c = v->text;
     if (c != "BertTokenizer" && c != "BertTokenizerFast")
-      raise<ValueError>(kOp, ": \"tokenizer_class\" in ", file, " is ", nn::json::quote(c),
+      raise<ValueError>(kOp, ": \"tokenizer_class\" in ", file, " is ", io::json::quote(c),
                         "; Ember reads BERT's WordPiece tokenizer (BertTokenizer, BertTokenizerFast)");
   }
   if (const Value* v = root.find("do_lower_case")) o.do_lower_case = read_bool(*v, {file, "do_lower_case"});
@@ -112,7 +112,7 @@ void read_tokenizer_config(const std::string& file, BertTokenizerOptions& o) {
 
 // tokenizer.json: the normalizer's and the WordPiece model's options, and the vocabulary.
 std::vector<std::string> read_tokenizer_json(const std::string& file, BertTokenizerOptions& o) {
-  const Value root = nn::json::parse_object_file(file, kOp);
+  const Value root = io::json::parse_object_file(file, kOp);
   const auto typed = [&](const char* key, const char* type) -> const Value* {
     const Value* v = root.find(key);
     if (!v || v->type == Value::Type::Null) return nullptr;
@@ -120,7 +120,7 @@ std::vector<std::string> read_tokenizer_json(const std::string& file, BertTokeni
     if (!t || t->type != Value::Type::String || t->text != type)
       raise<ValueError>(kOp, ": \"", key, "\" in ", file, " must be a ", type,
                         " (Ember reads BERT's WordPiece tokenizer), got ",
-                        t ? nn::json::describe(*t) : nn::json::describe(*v));
+                        t ? io::json::describe(*t) : io::json::describe(*v));
     return v;
   };
   if (const Value* n = typed("normalizer", "BertNormalizer")) {
@@ -141,7 +141,7 @@ std::vector<std::string> read_tokenizer_json(const std::string& file, BertTokeni
     o.max_input_chars_per_word = read_count(*v, {file, "model.max_input_chars_per_word"});
   if (const Value* v = model->find("continuing_subword_prefix");
       v && read_string(*v, {file, "model.continuing_subword_prefix"}) != "##")
-    raise<ValueError>(kOp, ": \"model.continuing_subword_prefix\" in ", file, " is ", nn::json::describe(*v),
+    raise<ValueError>(kOp, ": \"model.continuing_subword_prefix\" in ", file, " is ", io::json::describe(*v),
                       "; Ember's WordPiece continues words with \"##\"");
   const Value* vocab = model->find("vocab");
   if (!vocab || vocab->type != Value::Type::Object)
@@ -157,8 +157,8 @@ std::vector<std::string> read_tokenizer_json(const std::string& file, BertTokeni
   for (const auto& [token, id] : vocab->members) {
     uint64_t i = 0;
     if (!id.as_uint64(i) || i >= limit)
-      raise<ValueError>(kOp, ": \"model.vocab\" in ", file, ": the id of ", nn::json::quote(token), " is ",
-                        nn::json::describe(id), "; ids must be integers below ", limit, " (twice the ",
+      raise<ValueError>(kOp, ": \"model.vocab\" in ", file, ": the id of ", io::json::quote(token), " is ",
+                        io::json::describe(id), "; ids must be integers below ", limit, " (twice the ",
                         entries, " tokens, plus 1024)");
     if (i >= tokens.size()) {
       tokens.resize(i + 1, std::string("\0unused id", 10));
@@ -166,7 +166,7 @@ std::vector<std::string> read_tokenizer_json(const std::string& file, BertTokeni
     }
     if (seen[i])
       raise<ValueError>(kOp, ": \"model.vocab\" in ", file, ": id ", i, " is given to two tokens (",
-                        nn::json::quote(tokens[i]), " and ", nn::json::quote(token), ")");
+                        io::json::quote(tokens[i]), " and ", io::json::quote(token), ")");
     seen[i] = true;
     tokens[i] = token;
   }
@@ -192,7 +192,7 @@ BertTokenizer BertTokenizer::from_pretrained(const std::string& dir) {
   }
   if (const std::string f = path("tokenizer_config.json"); exists(f)) read_tokenizer_config(f, o);
   if (const std::string f = path("special_tokens_map.json"); exists(f))
-    read_special_tokens(nn::json::parse_object_file(f, kOp), f, o);
+    read_special_tokens(io::json::parse_object_file(f, kOp), f, o);
   if (tokens.empty()) return BertTokenizer(vocab_file, std::move(o));
   return BertTokenizer(std::move(tokens), std::move(o));
 }

@@ -1,17 +1,16 @@
 #include "ember/data/text_dataset.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <new>
 #include <string>
 
 #include "ember/core/error.h"
-#include "ember/core/io/file_io.h"
+#include "ember/core/io/gzip.h"
+#include "ember/core/io/io_error.h"
+#include "ember/core/io/utf8.h"
 #include "ember/core/ops/factory.h"
 #include "ember/data/sampler.h"
-#include "ember/nn/json.h"
 
 namespace ember::data {
 namespace {
@@ -24,77 +23,23 @@ constexpr const char* kLoad = "load_reviews";
 constexpr size_t kMaxText = size_t{1} << 30;
 constexpr int64_t kMaxLabel = (int64_t{1} << 31) - 1;
 
-template <class... Args>
-[[noreturn]] void io_fail(const std::string& path, const Args&... args) {
-  raise<IOError>(kLoad, ": ", path, ": ", args...);
-}
-
-std::string read_bytes(const std::string& path) {
-  io::InputFile file(path);
-  using Problem = io::InputFile::Problem;
-  switch (file.problem()) {
-    case Problem::None:
-      break;
-    case Problem::Directory:
-      io_fail(path, "is a directory, not a file");
-    case Problem::NotRegular:
-      io_fail(path, file.why());
-    case Problem::Stat:
-      io_fail(path, "cannot stat (", file.why(), ")");
-    case Problem::Open:
-    case Problem::Read:
-      io_fail(path, "cannot open (", file.why(), ")");
-  }
-  std::string bytes;
-  if (!file.read_all(bytes)) io_fail(path, "read error (", file.why(), ")");
-  return bytes;
-}
-
-// Every gzip member of in, inflated and concatenated.
-std::string gunzip(const std::string& path, const std::string& in) {
-  std::string out;
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK) io_fail(path, "cannot start zlib");
-  size_t pos = 0;
+// The file's text, inflated when it is gzip: at most kMaxText bytes of that.
+std::string read_text(const std::string& path) {
+  io::GzipOrRawFile file(path, kLoad);
+  std::string text;
   char chunk[1 << 16];
-  int rc = Z_OK;
-  auto fail = [&](const auto&... why) {
-    inflateEnd(&zs);
-    io_fail(path, why...);
-  };
   for (;;) {
-    if (rc == Z_STREAM_END) {
-      if (pos == in.size()) break;
-      // Another member follows, or garbage.
-      if (static_cast<unsigned char>(in[pos]) != 0x1f)
-        fail("corrupt gzip data (", in.size() - pos, " bytes of garbage after the compressed stream)");
-      inflateReset(&zs);
-    }
-    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + pos));
-    zs.avail_in = static_cast<uInt>(std::min<size_t>(in.size() - pos, size_t{1} << 30));
-    zs.next_out = reinterpret_cast<Bytef*>(chunk);
-    zs.avail_out = sizeof chunk;
-    rc = inflate(&zs, Z_NO_FLUSH);
-    const size_t used = static_cast<size_t>(zs.next_in - reinterpret_cast<const Bytef*>(in.data() + pos));
-    const size_t made = sizeof chunk - zs.avail_out;
-    pos += used;
-    if (out.size() + made > kMaxText) fail("decompresses to more than ", kMaxText, " bytes");
+    const size_t n = file.read(chunk, sizeof chunk);
+    if (n == 0) return text;
+    if (file.gzip() && text.size() + n > kMaxText)
+      io::raise_file_error(kLoad, path, "decompresses to more than ", kMaxText, " bytes");
     try {
-      out.append(chunk, made);
+      text.append(chunk, n);
     } catch (const std::bad_alloc&) {
-      inflateEnd(&zs);
-      raise<OutOfMemoryError>(kLoad, ": ", path, ": no memory for ", out.size() + made,
-                              " bytes of decompressed text");
-    }
-    if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-      fail("corrupt gzip data (", std::string(zs.msg ? zs.msg : "invalid stream"), ")");
-    if (rc != Z_STREAM_END && used == 0 && made == 0) {
-      if (pos == in.size()) fail("truncated gzip data (the compressed stream ends early)");
-      fail("corrupt gzip data (no progress)");
+      raise<OutOfMemoryError>(kLoad, ": ", path, ": no memory for ", text.size() + n, " bytes of ",
+                              file.gzip() ? "decompressed text" : "text");
     }
   }
-  inflateEnd(&zs);
-  return out;
 }
 
 }  // namespace
@@ -156,10 +101,7 @@ std::pair<TextClassificationDataset, TextClassificationDataset> train_test_split
 }
 
 TextClassificationDataset load_reviews(const std::string& path) {
-  std::string bytes = read_bytes(path);
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b)
-    bytes = gunzip(path, bytes);
+  const std::string bytes = read_text(path);
   std::vector<std::string> texts;
   std::vector<int64_t> labels;
   size_t line_no = 0;
@@ -186,7 +128,7 @@ TextClassificationDataset load_reviews(const std::string& path) {
     }
     if (!ok || value > kMaxLabel) bad("label \"", label, "\" is not an integer in [0, ", kMaxLabel, "]");
     size_t invalid = 0;
-    if (!nn::json::valid_utf8(line, &invalid)) bad("invalid UTF-8 at byte ", invalid + 1, " of the line");
+    if (!io::valid_utf8(line, &invalid)) bad("invalid UTF-8 at byte ", invalid + 1, " of the line");
     texts.push_back(line.substr(tab + 1));
     labels.push_back(value);
   }

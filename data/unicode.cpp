@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
-#include "ember/nn/json.h"
+#include "ember/core/io/utf8.h"
 
 namespace ember::data::unicode {
 namespace {
@@ -13,29 +13,6 @@ namespace {
 utf8proc_category_t category(char32_t c) { return utf8proc_category(static_cast<utf8proc_int32_t>(c)); }
 
 }  // namespace
-
-std::u32string decode(const std::string& s) {
-  std::u32string out;
-  out.reserve(s.size());
-  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
-  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
-  while (left > 0) {
-    utf8proc_int32_t c = 0;
-    const utf8proc_ssize_t n = utf8proc_iterate(p, left, &c);
-    if (n <= 0) raise<ValueError>("unicode::decode: invalid UTF-8 at byte ", s.size() - left);
-    out.push_back(static_cast<char32_t>(c));
-    p += n;
-    left -= n;
-  }
-  return out;
-}
-
-std::string encode(const std::u32string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char32_t c : s) nn::json::append_utf8(out, c);
-  return out;
-}
 
 bool is_other(char32_t c) {
   switch (category(c)) {
@@ -68,7 +45,7 @@ int combining_class(char32_t c) {
 
 std::u32string nfd(const std::u32string& s) {
   // utf8proc orders combining marks only in its whole-string form, which reads UTF-8.
-  const std::string utf8 = encode(s);
+  const std::string utf8 = io::encode_utf8(s);
   const auto* src = reinterpret_cast<const utf8proc_uint8_t*>(utf8.data());
   const auto len = static_cast<utf8proc_ssize_t>(utf8.size());
   const auto options = static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_DECOMPOSE);

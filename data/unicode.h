@@ -1,16 +1,12 @@
 #pragma once
-// The Unicode facts BertTokenizer needs, answered by utf8proc (no table of Ember's own): code
-// points from and to UTF-8, general categories, simple lower-case mapping and NFD. Private to
-// data/ (not installed): utf8proc is a private dependency of libember.
+// The Unicode facts BertTokenizer needs, answered by utf8proc (no table of Ember's own):
+// general categories, simple lower-case mapping and NFD. Code points come from and go to UTF-8
+// through core/io/utf8.h. Private to data/ (not installed): utf8proc is a private dependency
+// of libember.
 #include <cstddef>
 #include <string>
 
 namespace ember::data::unicode {
-
-/// The code points of s, which must be valid UTF-8 (check with nn::json::valid_utf8 first).
-std::u32string decode(const std::string& s);
-/// The UTF-8 of a code point sequence.
-std::string encode(const std::u32string& s);
 
 /// General category tests. "Other" is Cc, Cf, Co or Cs; an unassigned code point (Cn) is not
 /// "other" here, as in Hugging Face's tokenizers (its category tables list assigned code

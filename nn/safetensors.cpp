@@ -7,9 +7,10 @@
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/io/file_io.h"
+#include "ember/core/io/json.h"
+#include "ember/core/io/utf8.h"
 #include "ember/core/ops/blob.h"
 #include "ember/core/ops/transfer.h"
-#include "ember/nn/json.h"
 #include "ember/nn/serialization.h"
 
 namespace ember::nn {
@@ -110,19 +111,20 @@ struct Entry {
   uint64_t begin, end;
 };
 
-Entry parse_entry(const std::string& key, const json::Value& v, uint64_t data_size) {
-  if (v.type != json::Value::Type::Object)
+Entry parse_entry(const std::string& key, const io::json::Value& v, uint64_t data_size) {
+  if (v.type != io::json::Value::Type::Object)
     raise<IOError>("safetensors: header entry \"", key, "\" is not an object");
-  const json::Value* dtype = v.find("dtype");
-  const json::Value* shape = v.find("shape");
-  const json::Value* offsets = v.find("data_offsets");
-  if (!dtype || dtype->type != json::Value::Type::String || !shape ||
-      shape->type != json::Value::Type::Array || !offsets || offsets->type != json::Value::Type::Array)
+  const io::json::Value* dtype = v.find("dtype");
+  const io::json::Value* shape = v.find("shape");
+  const io::json::Value* offsets = v.find("data_offsets");
+  if (!dtype || dtype->type != io::json::Value::Type::String || !shape ||
+      shape->type != io::json::Value::Type::Array || !offsets ||
+      offsets->type != io::json::Value::Type::Array)
     raise<IOError>("safetensors: tensor \"", key,
                    "\" needs a string dtype and arrays shape and data_offsets");
   Entry e{key, st_dtype(dtype->text, key), {}, 0, 0};
   if (shape->items.size() > 64) raise<IOError>("safetensors: tensor \"", key, "\" has too many dims");
-  for (const json::Value& d : shape->items) {
+  for (const io::json::Value& d : shape->items) {
     uint64_t n = 0;
     if (!d.as_uint64(n) || n > static_cast<uint64_t>(INT64_MAX))
       raise<IOError>("safetensors: tensor \"", key, "\" has an invalid shape");
@@ -176,12 +178,12 @@ void check_layout(const std::vector<Entry>& entries, uint64_t data_size) {
     raise<IOError>("safetensors: ", data_size - at, " trailing bytes after the last tensor's data");
 }
 
-Metadata parse_metadata(const json::Value& v) {
-  if (v.type != json::Value::Type::Object)
+Metadata parse_metadata(const io::json::Value& v) {
+  if (v.type != io::json::Value::Type::Object)
     raise<IOError>("safetensors: \"__metadata__\" must be an object of strings");
   Metadata out;
   for (const auto& m : v.members) {
-    if (m.second.type != json::Value::Type::String)
+    if (m.second.type != io::json::Value::Type::String)
       raise<IOError>("safetensors: metadata \"", m.first, "\" is not a string");
     out[m.first] = m.second.text;
   }
@@ -199,22 +201,22 @@ std::string encode_safetensors(const StateDict& state, const Metadata& metadata)
       raise<ValueError>("encode_safetensors: \"", it.first, "\" is an undefined tensor");
     if (it.first == "__metadata__")
       raise<ValueError>("encode_safetensors: \"__metadata__\" is reserved and cannot name a tensor");
-    if (!json::valid_utf8(it.first))
-      raise<ValueError>("encode_safetensors: the name ", json::quote(it.first), " is not valid UTF-8");
+    if (!io::valid_utf8(it.first))
+      raise<ValueError>("encode_safetensors: the name ", io::json::quote(it.first), " is not valid UTF-8");
     items.push_back(&it);
   }
   std::stable_sort(items.begin(), items.end(), [](const auto* a, const auto* b) {
     return itemsize(a->second.dtype()) > itemsize(b->second.dtype());
   });
   for (const auto& m : metadata)
-    if (!json::valid_utf8(m.first) || !json::valid_utf8(m.second))
-      raise<ValueError>("encode_safetensors: metadata ", json::quote(m.first), " is not valid UTF-8");
+    if (!io::valid_utf8(m.first) || !io::valid_utf8(m.second))
+      raise<ValueError>("encode_safetensors: metadata ", io::json::quote(m.first), " is not valid UTF-8");
   std::string header = "{";
   if (!metadata.empty()) {
     header += "\"__metadata__\":{";
     bool first = true;
     for (const auto& m : metadata) {
-      header += (first ? "" : ",") + json::quote(m.first) + ":" + json::quote(m.second);
+      header += (first ? "" : ",") + io::json::quote(m.first) + ":" + io::json::quote(m.second);
       first = false;
     }
     header += "}";
@@ -224,7 +226,7 @@ std::string encode_safetensors(const StateDict& state, const Metadata& metadata)
   for (const auto* it : items) {
     const Tensor t = ember::detail::transfer(it->second, Device::cpu());  // contiguous host copy
     const uint64_t n = static_cast<uint64_t>(t.numel()) * itemsize(t.dtype());
-    header += (header.size() > 1 ? "," : "") + json::quote(it->first) + ":{\"dtype\":\"" +
+    header += (header.size() > 1 ? "," : "") + io::json::quote(it->first) + ":{\"dtype\":\"" +
               st_name(t.dtype()) + "\",\"shape\":" + shape_json(t.shape()) + ",\"data_offsets\":[" +
               std::to_string(offset) + "," + std::to_string(offset + n) + "]}";
     offset += n;
@@ -259,13 +261,13 @@ SafetensorsContents decode(const char* bytes, size_t size, Device device,
   if (n > kMaxHeader) raise<IOError>("safetensors: header length ", n, " exceeds the limit of ", kMaxHeader);
   // As the reference implementation: the header is a JSON object, so it starts with '{'.
   if (n == 0 || bytes[8] != '{') raise<IOError>("safetensors: the header does not start with '{'");
-  json::Value header;
+  io::json::Value header;
   try {
-    header = json::parse(std::string(bytes + 8, static_cast<size_t>(n)));
+    header = io::json::parse(std::string(bytes + 8, static_cast<size_t>(n)));
   } catch (const IOError& e) {
     raise<IOError>("safetensors: bad JSON header: ", e.what());
   }
-  if (header.type != json::Value::Type::Object)
+  if (header.type != io::json::Value::Type::Object)
     raise<IOError>("safetensors: the JSON header is not an object");
 
   const uint64_t data_size = size - 8 - n;

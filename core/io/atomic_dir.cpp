@@ -14,6 +14,7 @@
 
 #include "ember/core/error.h"
 #include "ember/core/io/file_mode.h"
+#include "ember/core/io/io_error.h"
 
 namespace ember::io {
 namespace fs = std::filesystem;
@@ -97,8 +98,7 @@ void atomic_write_dir(const std::string& dir_in, const std::function<void(const 
     raise<IOError>(what, ": \"", dir_in, "\" exists and is not a directory");
 
   std::string tmp = target.string() + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX";
-  if (!::mkdtemp(tmp.data()))
-    raise<IOError>(what, ": cannot create a directory beside \"", dir_in, "\": ", std::strerror(errno));
+  if (!::mkdtemp(tmp.data())) raise_errno(what, "cannot create a directory beside", dir_in);
   // mkdtemp makes it 0700: it gets the old directory's mode, or the one mkdir gives.
   ::chmod(tmp.c_str(), directory_mode(target));
   try {
@@ -109,19 +109,18 @@ void atomic_write_dir(const std::string& dir_in, const std::function<void(const 
       if (!fs::exists(target)) {
         if (::rename(tmp.c_str(), target.c_str()) == 0) return;
         if (errno != EEXIST && errno != ENOTEMPTY)
-          raise<IOError>(what, ": cannot move the new directory to \"", dir_in, "\": ", std::strerror(errno));
+          raise_errno(what, "cannot move the new directory to", dir_in);
         continue;
       }
       if (exchange(tmp, target.string())) break;  // tmp now holds the old directory
-      if (errno != ENOTSUP || attempt > 8)
-        raise<IOError>(what, ": cannot replace \"", dir_in, "\": ", std::strerror(errno));
+      if (errno != ENOTSUP || attempt > 8) raise_errno(what, "cannot replace", dir_in);
       // No exchange here: the old one aside, then the new one in (absent in between, never mixed).
       const std::string aside = tmp + ".old";
       if (::rename(target.c_str(), aside.c_str()) != 0) continue;  // another writer moved it
       if (::rename(tmp.c_str(), target.c_str()) != 0) {
         const int err = errno;
         ::rename(aside.c_str(), target.c_str());
-        raise<IOError>(what, ": cannot move the new directory to \"", dir_in, "\": ", std::strerror(err));
+        raise_path_error(what, "cannot move the new directory to", dir_in, std::strerror(err));
       }
       discard(aside);
       return;

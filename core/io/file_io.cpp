@@ -17,6 +17,7 @@
 
 #include "ember/core/error.h"
 #include "ember/core/io/file_mode.h"
+#include "ember/core/io/io_error.h"
 
 namespace ember::io {
 namespace {
@@ -30,10 +31,6 @@ std::string dir_of(const std::string& path) {
 std::string base_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-[[noreturn]] void io_fail(const char* what, const std::string& problem, const std::string& path) {
-  raise<IOError>(what, ": ", problem, " \"", path, "\": ", std::strerror(errno));
 }
 
 // "<target>.tmp-<pid>-": the prefix of our temporaries for target, by this process.
@@ -78,7 +75,7 @@ std::string save_target(const std::string& path, const char* what) {
   struct stat lst {};
   if (::lstat(path.c_str(), &lst) != 0) {
     if (errno == ENOENT) return path;  // a new file
-    io_fail(what, "cannot inspect", path);
+    raise_errno(what, "cannot inspect", path);
   }
   std::string target = path;
   struct stat st = lst;
@@ -90,10 +87,10 @@ std::string save_target(const std::string& path, const char* what) {
     std::unique_ptr<char, Freer> real(::realpath(path.c_str(), nullptr));
     if (!real) {
       if (errno == ENOENT) raise<IOError>(what, ": \"", path, "\" is a dangling symlink");
-      io_fail(what, "cannot resolve", path);
+      raise_errno(what, "cannot resolve", path);
     }
     target = real.get();
-    if (::stat(target.c_str(), &st) != 0) io_fail(what, "cannot inspect", target);
+    if (::stat(target.c_str(), &st) != 0) raise_errno(what, "cannot inspect", target);
   }
   if (!S_ISREG(st.st_mode))
     raise<IOError>(what, ": \"", path, "\" exists and is not a regular file; refusing to replace it");
@@ -200,9 +197,9 @@ bool InputFile::read_all(std::string& out) {
 
 std::string read_file(const std::string& path, const char* what) {
   InputFile file(path);
-  if (!file.is_open()) raise<IOError>(what, ": cannot open \"", path, "\": ", file.why());
+  if (!file.is_open()) raise_path_error(what, "cannot open", path, file.why());
   std::string bytes;
-  if (!file.read_all(bytes)) raise<IOError>(what, ": reading failed for \"", path, "\": ", file.why());
+  if (!file.read_all(bytes)) raise_path_error(what, "reading failed for", path, file.why());
   return bytes;
 }
 
@@ -211,7 +208,7 @@ void atomic_write(const std::string& path, const std::string& bytes, const char*
   remove_stale_temporaries(target);
   std::string tmp;
   const int fd = make_temporary(target, tmp);
-  if (fd < 0) io_fail(what, "cannot create a temporary file next to", path);
+  if (fd < 0) raise_errno(what, "cannot create a temporary file next to", path);
   // mkstemp creates the file 0600; the file gets the mode any new file would (0666 less
   // the umask), as it would without the temporary file.
   (void)::fchmod(fd, static_cast<mode_t>(0666) & ~current_umask());
@@ -220,7 +217,7 @@ void atomic_write(const std::string& path, const std::string& bytes, const char*
     if (close_fd) ::close(fd);
     ::unlink(tmp.c_str());
     errno = saved;
-    io_fail(what, problem, path);
+    raise_errno(what, problem, path);
   };
   if (!write_all(fd, bytes)) abandon("writing failed for", true);
   if (::fsync(fd) != 0) abandon("fsync failed for", true);
@@ -240,7 +237,7 @@ void check_writable(const std::string& path, const char* what) {
   const std::string target = save_target(path, what);
   std::string tmp;
   const int fd = make_temporary(target, tmp);
-  if (fd < 0) io_fail(what, "cannot create a file next to", path);
+  if (fd < 0) raise_errno(what, "cannot create a file next to", path);
   ::close(fd);
   ::unlink(tmp.c_str());
 }

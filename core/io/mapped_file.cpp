@@ -3,15 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <set>
 #include <utility>
 
 #include "ember/core/error.h"
 #include "ember/core/io/file_io.h"
+#include "ember/core/io/io_error.h"
 
 namespace ember::io {
 namespace {
@@ -36,13 +35,13 @@ uintptr_t page_size() {
 
 std::shared_ptr<MappedFile> MappedFile::open(const std::string& path, const char* what) {
   InputFile file(path);
-  if (!file.is_open()) raise<IOError>(what, ": cannot open \"", path, "\": ", file.why());
+  if (!file.is_open()) raise_path_error(what, "cannot open", path, file.why());
   if (file.size() > static_cast<uint64_t>(SIZE_MAX))
     raise<IOError>(what, ": \"", path, "\" is too large to map (", file.size(), " bytes)");
   const size_t size = static_cast<size_t>(file.size());
   if (size == 0) return std::shared_ptr<MappedFile>(new MappedFile(nullptr, 0));
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, file.fd(), 0);
-  if (p == MAP_FAILED) raise<IOError>(what, ": cannot map \"", path, "\": ", std::strerror(errno));
+  if (p == MAP_FAILED) raise_errno(what, "cannot map", path);
   std::shared_ptr<MappedFile> mapped(new MappedFile(static_cast<char*>(p), size));
   std::lock_guard<std::mutex> lock(registry_mutex());
   registry().emplace(reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + size);

@@ -7,13 +7,13 @@
 
 #include "ember/core/error.h"
 #include "ember/core/io/file_io.h"
-#include "ember/nn/json.h"
+#include "ember/core/io/json.h"
 #include "ember/nn/module.h"
 
 namespace ember::nn::models {
 namespace {
 
-using json::Value;
+using io::json::Value;
 
 const char* const kActivations[] = {"gelu", "gelu_new", "gelu_pytorch_tanh", "relu"};
 
@@ -36,13 +36,13 @@ bool as_int64(const Value& v, int64_t& out) {
 int64_t read_int(const Value& v, const std::string& key, const std::string& source, int64_t min) {
   int64_t n = 0;
   const std::string want = min == 0 ? "a non-negative integer" : "a positive integer";
-  if (!as_int64(v, n)) bad(key, source, want, json::describe(v));
-  if (n < min) bad(key, source, want, json::describe(v));
+  if (!as_int64(v, n)) bad(key, source, want, io::json::describe(v));
+  if (n < min) bad(key, source, want, io::json::describe(v));
   return n;
 }
 
 double read_number(const Value& v, const std::string& key, const std::string& source) {
-  if (v.type != Value::Type::Number) bad(key, source, "a number", json::describe(v));
+  if (v.type != Value::Type::Number) bad(key, source, "a number", io::json::describe(v));
   return std::strtod(v.text.c_str(), nullptr);
 }
 
@@ -55,12 +55,12 @@ void check_probability(double p, const std::string& key, const std::string& sour
 BertConfig BertConfig::from_json(const std::string& text, const std::string& source) {
   Value root;
   try {
-    root = json::parse(text);
+    root = io::json::parse(text);
   } catch (const IOError& e) {
     raise<IOError>("BertConfig: ", source, " is not valid JSON: ", e.what());
   }
   if (root.type != Value::Type::Object)
-    raise<ValueError>("BertConfig: ", source, " must hold a JSON object, got ", json::describe(root));
+    raise<ValueError>("BertConfig: ", source, " must hold a JSON object, got ", io::json::describe(root));
   BertConfig c;
   for (const auto& [key, v] : root.members) {
     if (key == "vocab_size") {
@@ -78,7 +78,7 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
     } else if (key == "type_vocab_size") {
       c.type_vocab_size = read_int(v, key, source, 1);
     } else if (key == "hidden_act") {
-      if (v.type != Value::Type::String) bad(key, source, "a string", json::describe(v));
+      if (v.type != Value::Type::String) bad(key, source, "a string", io::json::describe(v));
       c.hidden_act = v.text;
     } else if (key == "hidden_dropout_prob") {
       c.hidden_dropout_prob = read_number(v, key, source);
@@ -95,16 +95,17 @@ BertConfig BertConfig::from_json(const std::string& text, const std::string& sou
       } else if (as_int64(v, id)) {
         c.pad_token_id = id;
       } else {
-        bad(key, source, "an integer or null", json::describe(v));
+        bad(key, source, "an integer or null", io::json::describe(v));
       }
     } else if (key == "model_type") {
       if (v.type != Value::Type::String || v.text != "bert")
-        bad(key, source, "\"bert\" (the only model Ember's Bert reads)", json::describe(v));
+        bad(key, source, "\"bert\" (the only model Ember's Bert reads)", io::json::describe(v));
     } else if (key == "position_embedding_type") {
       if (v.type != Value::Type::String || v.text != "absolute")
-        bad(key, source, "\"absolute\" (relative position embeddings are not supported)", json::describe(v));
+        bad(key, source, "\"absolute\" (relative position embeddings are not supported)",
+            io::json::describe(v));
     } else if (key == "is_decoder" || key == "add_cross_attention") {
-      if (v.type != Value::Type::Bool) bad(key, source, "a boolean", json::describe(v));
+      if (v.type != Value::Type::Bool) bad(key, source, "a boolean", io::json::describe(v));
       if (v.boolean) bad(key, source, "false (Ember's Bert is an encoder only)", "true");
     }
   }
@@ -134,7 +135,7 @@ void BertConfig::validate(const std::string& source) const {
   for (const char* a : kActivations) known |= hidden_act == a;
   if (!known)
     bad("hidden_act", source, "one of \"gelu\", \"gelu_new\", \"gelu_pytorch_tanh\", \"relu\"",
-        json::quote(hidden_act));
+        io::json::quote(hidden_act));
   check_probability(hidden_dropout_prob, "hidden_dropout_prob", source);
   check_probability(attention_probs_dropout_prob, "attention_probs_dropout_prob", source);
   if (!(layer_norm_eps >= 0.0 && std::isfinite(layer_norm_eps)))
@@ -167,7 +168,7 @@ std::string BertConfig::to_json() const {
     << "  \"architectures\": [\n    \"BertModel\"\n  ],\n"
     << "  \"attention_probs_dropout_prob\": " << num(attention_probs_dropout_prob) << ",\n"
     << "  \"dtype\": \"float32\",\n"
-    << "  \"hidden_act\": " << json::quote(hidden_act) << ",\n"
+    << "  \"hidden_act\": " << io::json::quote(hidden_act) << ",\n"
     << "  \"hidden_dropout_prob\": " << num(hidden_dropout_prob) << ",\n"
     << "  \"hidden_size\": " << hidden_size << ",\n"
     << "  \"initializer_range\": " << num(initializer_range) << ",\n"

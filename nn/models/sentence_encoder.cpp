@@ -8,17 +8,17 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
+#include "ember/core/io/json.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/views.h"
-#include "ember/nn/json.h"
 #include "ember/nn/linear.h"
 
 namespace ember::nn::models {
 namespace {
 
-using json::Value;
+using io::json::Value;
 namespace fs = std::filesystem;
 
 constexpr const char* kOp = "SentenceEncoder.from_pretrained";
@@ -51,20 +51,20 @@ Layout read_modules(const std::string& dir) {
     layout.transformer = dir;
     return layout;
   }
-  const Value root = json::parse_file(file, kOp);
+  const Value root = io::json::parse_file(file, kOp);
   if (root.type != Value::Type::Array)
-    raise<ValueError>(kOp, ": ", file, " must hold a JSON array of modules, got ", json::describe(root));
+    raise<ValueError>(kOp, ": ", file, " must hold a JSON array of modules, got ", io::json::describe(root));
   std::vector<std::string> kinds;
   for (const Value& m : root.items) {
     const Value* type = m.type == Value::Type::Object ? m.find("type") : nullptr;
     const Value* path = m.type == Value::Type::Object ? m.find("path") : nullptr;
     if (!type || type->type != Value::Type::String || !path || path->type != Value::Type::String)
       raise<ValueError>(kOp, ": every module in ", file, " needs a \"type\" and a \"path\" string, got ",
-                        json::describe(m));
+                        io::json::describe(m));
     const std::string kind = class_name(type->text);
     if (fs::path(path->text).is_absolute() || path->text.find("..") != std::string::npos)
       raise<ValueError>(kOp, ": the path of module ", kinds.size(), " in ", file, " must be a folder inside ",
-                        dir, ", got ", json::quote(path->text));
+                        dir, ", got ", io::json::quote(path->text));
     const std::string folder = path->text.empty() ? dir : in(dir, path->text);
     const size_t at = kinds.size();
     if (kind == "Transformer" && at == 0) {
@@ -74,7 +74,7 @@ Layout read_modules(const std::string& dir) {
     } else if (kind == "Normalize" && at == 2) {
       layout.normalize = true;
     } else {
-      raise<ValueError>(kOp, ": module ", at, " of ", file, " is ", json::quote(type->text),
+      raise<ValueError>(kOp, ": module ", at, " of ", file, " is ", io::json::quote(type->text),
                         "; Ember reads a Transformer, a Pooling and an optional Normalize, in that order");
     }
     kinds.push_back(kind);
@@ -87,7 +87,7 @@ Layout read_modules(const std::string& dir) {
 std::optional<size_t> read_max_seq_length(const std::string& folder) {
   const std::string file = in(folder, "sentence_bert_config.json");
   if (!exists(file)) return std::nullopt;
-  const Value root = json::parse_object_file(file, kOp);
+  const Value root = io::json::parse_object_file(file, kOp);
   if (const Value* v = root.find("do_lower_case"); v && v->type == Value::Type::Bool && v->boolean)
     raise<ValueError>(
         kOp, ": \"do_lower_case\" true in ", file,
@@ -97,7 +97,7 @@ std::optional<size_t> read_max_seq_length(const std::string& folder) {
   uint64_t n = 0;
   if (!v->as_uint64(n) || n == 0)
     raise<ValueError>(kOp, ": \"max_seq_length\" in ", file, " must be a positive integer, got ",
-                      json::describe(*v));
+                      io::json::describe(*v));
   return static_cast<size_t>(n);
 }
 

@@ -6,18 +6,18 @@
 #include <utility>
 
 #include "ember/core/error.h"
+#include "ember/core/io/json.h"
 #include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/views.h"
-#include "ember/nn/json.h"
 
 namespace ember::nn::models {
 namespace {
 
-using json::Value;
+using io::json::Value;
 
 constexpr std::pair<PoolingMode, const char*> kModes[] = {
     {PoolingMode::Cls, "cls"},
@@ -40,7 +40,7 @@ constexpr std::pair<const char*, PoolingMode> kFlags[] = {
 
 [[noreturn]] void bad(const std::string& path, const std::string& key, const char* want, const Value& got) {
   raise<ValueError>("SentencePooling: \"", key, "\" in ", path, " must be ", want, ", got ",
-                    json::describe(got));
+                    io::json::describe(got));
 }
 
 PoolingMode mode_named(const Value& v, const std::string& path) {
@@ -69,7 +69,7 @@ const char* pooling_mode_name(PoolingMode mode) {
 }
 
 SentencePooling SentencePooling::from_json_file(const std::string& path) {
-  const Value root = json::parse_object_file(path, "SentencePooling");
+  const Value root = io::json::parse_object_file(path, "SentencePooling");
   SentencePooling p;
   p.modes.clear();
   if (const Value* v = root.find("pooling_mode")) {

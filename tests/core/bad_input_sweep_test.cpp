@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/io/json.h"
 #include "ember/ember.h"
-#include "ember/nn/json.h"
 #include "support/expect.h"
 
 using namespace ember;
@@ -321,7 +321,7 @@ std::vector<Call> calls() {
     add("strings", [d] { Device{std::string(d)}; });
   add("strings", [] { Device(static_cast<const char*>(nullptr)); });
   for (const char* j : {"", "{", "[1,", "\"\xff\"", "{\"a\":1}}", "nul", "1e", "--1", "\"\\ud800\""})
-    add("strings", [j] { nn::json::parse(j); });
+    add("strings", [j] { io::json::parse(j); });
   for (const std::string& b :
        {std::string(), std::string(7, '\0'), std::string("\xff\xff\xff\xff\xff\xff\xff\xff{}", 10),
         std::string("\x02\0\0\0\0\0\0\0{}", 10) + "x", std::string("\x02\0\0\0\0\0\0\0[]", 10)})

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/io/utf8.h"
 #include "ember/data/bert_basic_tokenizer.h"
-#include "ember/nn/json.h"
 
 namespace {
 using namespace ember;
@@ -55,7 +55,7 @@ std::string name_of(const BertTokenizerOptions& o) {
 
 std::string utf8(const std::u32string& s) {
   std::string out;
-  for (const char32_t c : s) nn::json::append_utf8(out, c);
+  for (const char32_t c : s) io::append_utf8(out, c);
   return out;
 }
 

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "ember/core/io/file_io.h"
-#include "ember/nn/json.h"
+#include "ember/core/io/json.h"
 #include "support/expect.h"
 
 using namespace ember;
@@ -24,7 +24,7 @@ std::vector<std::string> lines_of(const std::string& path) {
   return out;
 }
 
-int64_t integer(const nn::json::Value& v) {
+int64_t integer(const io::json::Value& v) {
   uint64_t u = 0;
   if (!v.as_uint64(u)) ADD_FAILURE() << "not a non-negative integer: " << v.text;
   return static_cast<int64_t>(u);
@@ -34,8 +34,8 @@ const std::vector<std::string>& corpus() {
   static const std::vector<std::string> texts = [] {
     std::vector<std::string> out;
     for (const std::string& line : lines_of(test::fixture_path("tokenizer_corpus.txt"))) {
-      const nn::json::Value v = nn::json::parse(line);
-      EXPECT_EQ(v.type, nn::json::Value::Type::String) << line;
+      const io::json::Value v = io::json::parse(line);
+      EXPECT_EQ(v.type, io::json::Value::Type::String) << line;
       out.push_back(v.text);
     }
     return out;
@@ -50,7 +50,7 @@ size_t check_config(const std::string& config, const std::string& pretrained_dir
   const std::vector<std::string>& texts = corpus();
   const std::vector<std::string> expected = lines_of(test::fixture_path("tokenizer_expected.txt"));
   EXPECT_FALSE(expected.empty());
-  const nn::json::Value header = nn::json::parse(expected.at(0));
+  const io::json::Value header = io::json::parse(expected.at(0));
   const auto max_length = static_cast<size_t>(integer(*header.find("max_length")));
   EXPECT_EQ(static_cast<size_t>(integer(*header.find("lines"))), texts.size());
 
@@ -68,11 +68,11 @@ size_t check_config(const std::string& config, const std::string& pretrained_dir
 
   size_t rows = 0, mismatches = 0;
   for (size_t k = 1; k < expected.size(); ++k) {
-    const nn::json::Value rec = nn::json::parse(expected[k]);
+    const io::json::Value rec = io::json::parse(expected[k]);
     if (rec.find("config")->text != config) continue;
     const auto first = static_cast<size_t>(integer(*rec.find("first")));
     const int64_t width = integer(*rec.find("width"));
-    const std::vector<nn::json::Value>& want = rec.find("rows")->items;
+    const std::vector<io::json::Value>& want = rec.find("rows")->items;
     std::vector<std::string> a, b;
     for (size_t r = 0; r < want.size(); ++r) {
       const size_t line = first + (pairs ? 2 * r : r);
@@ -93,7 +93,7 @@ size_t check_config(const std::string& config, const std::string& pretrained_dir
     for (size_t r = 0; r < want.size(); ++r, ++rows) {
       // Rebuild transformers' full rows: ids then [PAD]s; mask 1s then 0s; types 0s, then 1s up
       // to the real length, then 0s.
-      const std::vector<nn::json::Value>& row = want[r].items;
+      const std::vector<io::json::Value>& row = want[r].items;
       const int64_t type0 = integer(row.at(0));
       const auto len = static_cast<int64_t>(row.size() - 1);
       std::vector<int64_t> w_ids, w_mask, w_types;
@@ -114,7 +114,7 @@ size_t check_config(const std::string& config, const std::string& pretrained_dir
         for (int64_t j = 0; j < width; ++j) msg << ids[static_cast<size_t>(at + j)] << ' ';
         msg << "\n  expected ids: ";
         for (int64_t v : w_ids) msg << v << ' ';
-        ADD_FAILURE() << config << ": corpus line " << line << " (" << nn::json::quote(texts[line])
+        ADD_FAILURE() << config << ": corpus line " << line << " (" << io::json::quote(texts[line])
                       << ") differs from transformers\n  ids: " << msg.str();
       }
     }

@@ -2,7 +2,6 @@
 // names the file and the problem, never a crash, a hang or a huge allocation.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,9 +10,12 @@
 
 #include "ember/ember.h"
 #include "support/expect.h"
+#include "support/gzip.h"
+#include "support/temp_dir.h"
 
 using namespace ember;
 using namespace ember::data;
+using ember::test::gzip;
 using ember::test::values_near;
 namespace fs = std::filesystem;
 
@@ -33,20 +35,6 @@ Bytes idx(uint32_t magic, const std::vector<uint32_t>& dims, size_t values, uint
   return b;
 }
 
-Bytes gzip(const Bytes& raw) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  Bytes out(deflateBound(&zs, raw.size()));
-  zs.next_in = const_cast<Bytef*>(raw.data());
-  zs.avail_in = static_cast<uInt>(raw.size());
-  zs.next_out = out.data();
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 Bytes slurp(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return Bytes(std::istreambuf_iterator<char>(f), {});
@@ -54,18 +42,8 @@ Bytes slurp(const std::string& path) {
 
 class IdxFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "ember_idx_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string write(const std::string& name, const Bytes& bytes) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    return path;
+    return tmp_.write(name, std::string(bytes.begin(), bytes.end()));
   }
   // A valid test split of n images of rows x cols and n labels.
   void write_split(uint32_t n, uint32_t labels, uint32_t rows = 4, uint32_t cols = 3) {
@@ -73,7 +51,8 @@ class IdxFiles : public ::testing::Test {
     write("t10k-labels-idx1-ubyte", idx(0x801, {labels}, labels));
   }
 
-  std::string dir_;
+  test::TempDir tmp_{"ember_idx"};
+  const std::string dir_ = tmp_.path();
 };
 
 }  // namespace

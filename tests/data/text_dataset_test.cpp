@@ -2,7 +2,6 @@
 // malformed files), train_test_split and the bundled vocab's special tokens.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,10 +11,13 @@
 #include "../../examples/common/bundled_data.h"
 #include "ember/ember.h"
 #include "support/expect.h"
+#include "support/gzip.h"
+#include "support/temp_dir.h"
 
 using namespace ember;
 using namespace ember::data;
 using ember::examples::Reviews;
+using ember::test::gzip;
 namespace fs = std::filesystem;
 
 namespace {
@@ -28,34 +30,11 @@ const TextClassificationDataset& corpus() {
   return ds;
 }
 
-std::string gzip(const std::string& raw) {
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&zs, raw.size()), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
-  zs.avail_in = static_cast<uInt>(raw.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 class ReviewFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "ember_reviews_XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& bytes) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    return path;
-  }
-  std::string dir_;
+  std::string write(const std::string& name, const std::string& bytes) { return tmp_.write(name, bytes); }
+  test::TempDir tmp_{"ember_reviews"};
+  const std::string dir_ = tmp_.path();
 };
 
 }  // namespace

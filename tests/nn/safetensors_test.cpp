@@ -16,7 +16,6 @@
 #include <fstream>
 #include <random>
 
-#include "ember/nn/json.h"
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
 
@@ -422,29 +421,6 @@ TEST(Safetensors, FuzzedBytesNeverCrash) {
   }
   EXPECT_GT(rejected, 1000);
   EXPECT_GT(decoded, 0);  // flips inside tensor data leave a valid file
-}
-
-TEST(Json, ParsesAndQuotes) {
-  const nn::json::Value v = nn::json::parse(R"( {"a": [1, -2.5e3, true, false, null, "x\ty"], "b": {}} )");
-  ASSERT_EQ(v.type, nn::json::Value::Type::Object);
-  const nn::json::Value* a = v.find("a");
-  ASSERT_NE(a, nullptr);
-  ASSERT_EQ(a->items.size(), 6u);
-  uint64_t n = 0;
-  EXPECT_TRUE(a->items[0].as_uint64(n));
-  EXPECT_EQ(n, 1u);
-  EXPECT_FALSE(a->items[1].as_uint64(n));
-  EXPECT_EQ(a->items[1].text, "-2.5e3");
-  EXPECT_TRUE(a->items[2].boolean);
-  EXPECT_EQ(a->items[4].type, nn::json::Value::Type::Null);
-  EXPECT_EQ(a->items[5].text, "x\ty");
-  EXPECT_EQ(v.find("c"), nullptr);
-  EXPECT_TRUE(nn::json::parse("18446744073709551615").as_uint64(n));
-  EXPECT_EQ(n, UINT64_MAX);
-  EXPECT_FALSE(nn::json::parse("18446744073709551616").as_uint64(n));
-  EXPECT_EQ(nn::json::quote("a\"b\\c\n\x01"), "\"a\\\"b\\\\c\\n\\u0001\"");
-  for (const char* bad : {"", "01", "1.", "-", "[1,]", "{\"a\" 1}", "\"abc", "tru", "1e", "\"\\x\"", "{1:2}"})
-    EXPECT_THROW_MSG(nn::json::parse(bad), IOError, "invalid JSON at byte");
 }
 
 // Files the reference implementation rejects are rejected here too.

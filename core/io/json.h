@@ -1,7 +1,8 @@
 #pragma once
-// A small JSON reader and string quoting for safetensors headers. Strict (RFC 8259) and
-// safe on hostile input: malformed text throws IOError with the byte position, nesting is
-// limited, nothing recurses without bound.
+// A small JSON reader and string quoting, for the files nn and data read and write
+// (safetensors headers, config.json, tokenizer.json). Strict (RFC 8259) and safe on hostile
+// input: malformed text throws IOError with the byte position, nesting is limited, nothing
+// recurses without bound. Internal: not installed (the tests use it, hence EMBER_API).
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -9,7 +10,7 @@
 
 #include "ember/core/export.h"
 
-namespace ember::nn::json {
+namespace ember::io::json {
 
 struct EMBER_API Value {
   enum class Type { Null, Bool, Number, String, Array, Object };
@@ -25,10 +26,6 @@ struct EMBER_API Value {
   bool as_uint64(uint64_t& out) const;
 };
 
-/// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
-EMBER_API bool valid_utf8(const std::string& s, size_t* bad_at = nullptr);
-/// code_point (at most U+10FFFF) appended to out as UTF-8.
-EMBER_API void append_utf8(std::string& out, char32_t code_point);
 /// Parses one JSON value followed only by whitespace; the text must be UTF-8 (RFC 8259).
 /// IOError "invalid JSON at byte N: why".
 EMBER_API Value parse(const std::string& text);
@@ -44,4 +41,4 @@ EMBER_API std::string quote(const std::string& s);
 /// "an array", "an object".
 EMBER_API std::string describe(const Value& v);
 
-}  // namespace ember::nn::json
+}  // namespace ember::io::json
