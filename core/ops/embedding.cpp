@@ -8,11 +8,11 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/views.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 

@@ -6,12 +6,12 @@
 #include <utility>
 
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/views.h"
+#include "ember/extend/check.h"
 #include "ember/nn/json.h"
 
 namespace ember::nn::models {
