@@ -1,20 +1,16 @@
 #pragma once
 // Ember: tensors that know their device, reverse-mode autograd, CPU (Eigen) and CUDA
-// backends, nn modules, optimizers and data loading. Include as <ember/ember.h>.
+// backends, nn modules, optimizers and data loading. Include as <ember/ember.h>. This is the user
+// set; what a backend or fused-op author needs beyond it is the opt-in <ember/extend.h>.
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/autograd/hooks.h"
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend_registry.h"
-#include "ember/core/checked_math.h"
 #include "ember/core/cuda.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
-#include "ember/core/io/file_io.h"
 #include "ember/core/ops/attention.h"
 #include "ember/core/ops/blob.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/conv.h"
 #include "ember/core/ops/dropout.h"
 #include "ember/core/ops/elementwise.h"
@@ -25,7 +21,6 @@
 #include "ember/core/ops/linear_pack.h"
 #include "ember/core/ops/loss.h"
 #include "ember/core/ops/norm.h"
-#include "ember/core/ops/optim.h"
 #include "ember/core/ops/pool.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/softmax.h"

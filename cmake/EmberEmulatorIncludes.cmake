@@ -1,10 +1,10 @@
 # The library reaches the CUDA emulator (emulator/) only inside
 # `#if defined(EMBER_CUDA_EMULATED)` (or `#ifdef EMBER_CUDA_EMULATED`): every line that
-# includes "cuda_emulator/..." in core/, kernels/, nn/, data/ and ember.h must sit in such a
-# branch, not in its #else. A non-emulated build has no emulator include folder, so there an
-# unguarded include cannot compile; but a CPU build compiles no CUDA source and the emulated
-# build finds the headers anyway, so every build runs this check (on each change of a
-# library file) and fails on such a line.
+# includes "cuda_emulator/..." in core/, extend/, kernels/, nn/, data/, ember.h and extend.h
+# must sit in such a branch, not in its #else. A non-emulated build has no emulator include
+# folder, so there an unguarded include cannot compile; but a CPU build compiles no CUDA source
+# and the emulated build finds the headers anyway, so every build runs this check (on each
+# change of a library file) and fails on such a line.
 #
 #   cmake -DEMBER_SOURCE_DIR=<source> [-DSTAMP=<file>] -P cmake/EmberEmulatorIncludes.cmake
 #
@@ -17,11 +17,11 @@ function(ember_emulator_include_scope out source_dir)
     set(_configure_depends "")
   endif()
   file(GLOB_RECURSE _files ${_configure_depends}
-    ${source_dir}/core/*.h ${source_dir}/core/*.cpp
+    ${source_dir}/core/*.h ${source_dir}/core/*.cpp ${source_dir}/extend/*.h
     ${source_dir}/kernels/*.h ${source_dir}/kernels/*.cuh
     ${source_dir}/kernels/*.cpp ${source_dir}/kernels/*.cu
     ${source_dir}/nn/*.h ${source_dir}/nn/*.cpp ${source_dir}/data/*.h ${source_dir}/data/*.cpp)
-  list(APPEND _files ${source_dir}/ember.h)
+  list(APPEND _files ${source_dir}/ember.h ${source_dir}/extend.h)
   set(${out} ${_files} PARENT_SCOPE)
 endfunction()
 

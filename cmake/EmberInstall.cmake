@@ -15,12 +15,15 @@ install(TARGETS ${_ember_exported} EXPORT EmberTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The public headers are ember.h and nn/parallel/parallel.h and what they include, transitively
-# (the argument checks, core/ops/check.h, and the file helpers, core/io/file_io.h, among them):
-# the window arithmetic, the dtype dispatch, nn's and data's own helpers (Ember::distributed's
-# transport, launcher and digest among them) and the backends' headers stay out of the package.
+# The installed headers are two sets, each the closure of its umbrella: the user set, ember.h
+# (and Ember::distributed's nn/parallel/parallel.h), and the opt-in extension set, extend.h,
+# whose own headers live in extend/ (Backend, the registry, Allocator, the op kinds, autograd's
+# Node, TensorImpl, the argument checks, the fused optimizer steps). The rest stays out of the
+# package: the window arithmetic, the dtype dispatch, core's private helpers (checked_math.h,
+# module_tag.h, io/file_io.h), nn's and data's own helpers (Ember::distributed's transport,
+# launcher and digest, data/token_table.h) and the backends' headers.
 set(_public "")
-set(_pending ember.h nn/parallel/parallel.h)  # and Ember::distributed's umbrella
+set(_pending ember.h extend.h nn/parallel/parallel.h)
 while(_pending)
   list(POP_FRONT _pending _header)
   if(_header IN_LIST _public)

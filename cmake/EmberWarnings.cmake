@@ -1,6 +1,6 @@
 # Warnings for Ember's own code; EMBER_WERROR turns them into errors (CI does).
 function(ember_set_warnings target)
-  # -Werror=switch always: every switch over an op enum lists every op (core/op_kinds.h), so a
+  # -Werror=switch always: every switch over an op enum lists every op (extend/op_kinds.h), so a
   # new op that some table forgets fails to compile instead of misbehaving at run time.
   set(_w -Wall -Wextra -Werror=switch)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

@@ -1,4 +1,4 @@
-#include "ember/core/backend.h"
+#include "ember/extend/backend.h"
 
 #include "ember/core/error.h"
 

@@ -1,4 +1,4 @@
-#include "ember/core/backend_registry.h"
+#include "ember/extend/backend_registry.h"
 
 #include <array>
 #include <atomic>

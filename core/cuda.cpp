@@ -5,10 +5,10 @@
 
 #include <atomic>
 
-#include "ember/core/backend.h"
-#include "ember/core/backend_registry.h"
 #include "ember/core/device.h"
 #include "ember/core/error.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/backend_registry.h"
 
 namespace ember {
 namespace {

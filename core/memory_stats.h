@@ -1,5 +1,5 @@
 #pragma once
-// ember::cuda::MemoryStats on its own, so that the Backend interface (core/backend.h) can
+// ember::cuda::MemoryStats on its own, so that the Backend interface (extend/backend.h) can
 // return it without including the user API of core/cuda.h.
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #include "ember/core/storage.h"
 
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
+#include "ember/extend/backend.h"
 
 namespace ember {
 namespace {

@@ -6,11 +6,12 @@
 #include <functional>
 #include <memory>
 
-#include "ember/core/allocator.h"
 #include "ember/core/device.h"
 #include "ember/core/export.h"
 
 namespace ember {
+
+class Allocator;  // extend/allocator.h: the extension set
 
 class EMBER_API Storage {
  public:

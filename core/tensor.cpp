@@ -6,9 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "ember/core/autograd/node.h"
 #include "ember/core/autograd/view_history.h"
-#include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
@@ -21,6 +19,8 @@
 #include "ember/core/ops/views.h"
 #include "ember/core/tensor_impl_access.h"
 #include "ember/core/value_cast.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
 
 namespace ember {
 
@@ -38,6 +38,28 @@ Tensor make_view(const Tensor& t, Shape shape, Shape strides, int64_t offset) {
 }
 void raise_undefined(const char* what) { raise<ValueError>(what, ": the tensor is undefined"); }
 }  // namespace detail
+
+// Every accessor of an undefined tensor raises ValueError rather than dereferencing null.
+// Out of line because TensorImpl is opaque to users (extend/tensor_impl.h): a call per
+// accessor costs nothing measurable, since kernels read a tensor's geometry and pointer once
+// per op, never per element.
+TensorImpl& Tensor::checked_impl(const char* what) const {
+  if (!impl_) detail::raise_undefined(what);
+  return *impl_;
+}
+const Shape& Tensor::shape() const { return checked_impl("shape").shape_; }
+const Shape& Tensor::strides() const { return checked_impl("strides").strides_; }
+int64_t Tensor::offset() const { return checked_impl("offset").offset_; }
+int64_t Tensor::dim() const { return static_cast<int64_t>(checked_impl("dim").shape_.size()); }
+int64_t Tensor::numel() const { return numel_of(checked_impl("numel").shape_); }
+DType Tensor::dtype() const { return checked_impl("dtype").dtype_; }
+Device Tensor::device() const { return checked_impl("device").storage_->device(); }
+const std::string& Tensor::name() const { return checked_impl("name").name_; }
+uint64_t Tensor::version() const { return checked_impl("version").storage_->version(); }
+void* Tensor::raw_data() const {
+  return static_cast<char*>(checked_impl("data_ptr").storage_->data()) +
+         impl_->offset_ * static_cast<int64_t>(itemsize(dtype()));
+}
 
 void Tensor::set_name(std::string name) const { checked_impl("set_name").name_ = std::move(name); }
 void Tensor::set_owner(std::weak_ptr<const ModuleTag> owner) const {

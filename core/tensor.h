@@ -13,7 +13,6 @@
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
 #include "ember/core/export.h"
-#include "ember/core/module_tag.h"
 #include "ember/core/scalar.h"
 #include "ember/core/shape.h"
 #include "ember/core/storage.h"
@@ -21,7 +20,10 @@
 
 namespace ember {
 
-class Node;
+class ModuleTag;  // core/module_tag.h (not installed)
+class Node;       // extend/autograd_node.h
+// The state behind a handle (storage, geometry, dtype, autograd state): defined in the extension
+// set (extend/tensor_impl.h), so that users see only Tensor's methods.
 class TensorImpl;
 struct ValuesIndices;  // core/ops/reduce.h
 namespace detail {
@@ -194,56 +196,10 @@ class EMBER_API Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-/// The state behind a Tensor handle, opaque to users: Tensor's methods read it, and core and
-/// autograd write it through detail::TensorImplAccess (core/tensor_impl_access.h, not installed).
-class EMBER_API TensorImpl {
- private:
-  friend class Tensor;
-  friend struct detail::TensorImplAccess;
-
-  std::shared_ptr<Storage> storage_;
-  Shape shape_;
-  Shape strides_;
-  int64_t offset_ = 0;
-  DType dtype_ = DType::Float32;
-  bool requires_grad_ = false;
-  Tensor grad_;
-  std::shared_ptr<Node> grad_fn_;         // null for leaves
-  std::weak_ptr<Node> grad_accumulator_;  // leaves: the node that sums into grad
-  std::string name_;                      // set by Module registration
-  std::weak_ptr<const ModuleTag> owner_;  // the registering module, for device hints
-  std::shared_ptr<autograd::PostAccumulateGradHooks> post_accumulate_grad_hooks_;  // leaves, or null
-  // Views made by the view ops (core/autograd/view_history.h): the root base, and the base's
-  // grad_fn when this view's history was last made from it. An in-place op through a view
-  // gives the base a new grad_fn; the view's history is then made anew from the base.
-  std::shared_ptr<TensorImpl> view_base_;
-  std::weak_ptr<Node> view_base_fn_;
-  bool view_tracks_grad_ = false;  // made with grad mode on
-};
-
 namespace detail {
 /// ValueError "<what>: the tensor is undefined" (a default-constructed Tensor).
 [[noreturn]] EMBER_API void raise_undefined(const char* what);
 }  // namespace detail
-
-// Every accessor of an undefined tensor raises ValueError rather than dereferencing null.
-inline TensorImpl& Tensor::checked_impl(const char* what) const {
-  if (!impl_) detail::raise_undefined(what);
-  return *impl_;
-}
-inline const Shape& Tensor::shape() const { return checked_impl("shape").shape_; }
-inline const Shape& Tensor::strides() const { return checked_impl("strides").strides_; }
-inline int64_t Tensor::offset() const { return checked_impl("offset").offset_; }
-inline int64_t Tensor::dim() const { return static_cast<int64_t>(checked_impl("dim").shape_.size()); }
-inline int64_t Tensor::numel() const { return numel_of(checked_impl("numel").shape_); }
-inline DType Tensor::dtype() const { return checked_impl("dtype").dtype_; }
-inline Device Tensor::device() const { return checked_impl("device").storage_->device(); }
-inline const std::string& Tensor::name() const { return checked_impl("name").name_; }
-inline uint64_t Tensor::version() const { return checked_impl("version").storage_->version(); }
-inline void* Tensor::raw_data() const {
-  return static_cast<char*>(checked_impl("data_ptr").storage_->data()) +
-         impl_->offset_ * static_cast<int64_t>(itemsize(dtype()));
-}
 
 template <class T>
 T* Tensor::data_ptr() const {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ember/core/tensor.h"
+#include "ember/extend/tensor_impl.h"
 
 namespace ember::detail {
 

@@ -13,6 +13,7 @@
 #include "ember/core/io/utf8.h"
 #include "ember/core/ops/factory.h"
 #include "ember/data/bert_basic_tokenizer.h"
+#include "ember/data/token_table.h"
 
 namespace ember::data {
 namespace {
@@ -81,6 +82,11 @@ std::string wordpiece_cleanup(std::string s) {
 
 }  // namespace
 
+struct BertTokenizer::Lookups {
+  TokenTable ids;            // every token as written
+  TokenTable continuations;  // the tokens that start with "##", without it
+};
+
 BertTokenizer::BertTokenizer(const std::string& vocab_file, BertTokenizerOptions options)
     : BertTokenizer(read_vocab(vocab_file), std::move(options)) {}
 
@@ -102,10 +108,10 @@ BertTokenizer::BertTokenizer(std::vector<std::string> tokens, BertTokenizerOptio
     }
   }
   // A duplicate keeps its last id, as in Hugging Face.
-  ids_ = TokenTable(all, all_ids);
-  continuations_ = TokenTable(continued, continued_ids);
+  lookups_ = std::make_shared<const Lookups>(
+      Lookups{TokenTable(all, all_ids), TokenTable(continued, continued_ids)});
   const auto required = [&](const std::string& token, const char* option) {
-    const int64_t id = ids_.find(token);
+    const int64_t id = lookups_->ids.find(token);
     if (id < 0) raise<ValueError>("BertTokenizer: the vocabulary has no ", token, " token (", option, ")");
     return id;
   };
@@ -113,10 +119,10 @@ BertTokenizer::BertTokenizer(std::vector<std::string> tokens, BertTokenizerOptio
   sep_id_ = required(options_.sep_token, "sep_token");
   pad_id_ = required(options_.pad_token, "pad_token");
   cls_id_ = required(options_.cls_token, "cls_token");
-  mask_id_ = ids_.find(options_.mask_token);
+  mask_id_ = lookups_->ids.find(options_.mask_token);
   for (const std::string* t : {&options_.unk_token, &options_.sep_token, &options_.pad_token,
                                &options_.cls_token, &options_.mask_token})
-    if (!t->empty() && ids_.find(*t) >= 0 &&
+    if (!t->empty() && lookups_->ids.find(*t) >= 0 &&
         std::find(never_split_.begin(), never_split_.end(), *t) == never_split_.end())
       never_split_.push_back(*t);
   // Longest first: at one position the longest special token wins (leftmost-longest).
@@ -126,7 +132,7 @@ BertTokenizer::BertTokenizer(std::vector<std::string> tokens, BertTokenizerOptio
 }
 
 std::optional<int64_t> BertTokenizer::token_to_id(const std::string& token) const {
-  const int64_t id = ids_.find(token);
+  const int64_t id = lookups_->ids.find(token);
   if (id < 0) return std::nullopt;
   return id;
 }
@@ -148,7 +154,7 @@ void BertTokenizer::append_wordpiece_ids(std::string_view word, std::vector<int6
   // longer than the longest token is tried.
   const size_t mark = out.size();
   for (size_t from = 0; from < word.size();) {
-    const TokenTable& table = from == 0 ? ids_ : continuations_;
+    const TokenTable& table = from == 0 ? lookups_->ids : lookups_->continuations;
     int64_t id = -1;
     size_t to = std::min(word.size(), from + table.max_key_bytes());
     for (; to > from; --to) {
@@ -188,7 +194,7 @@ std::vector<int64_t> BertTokenizer::ids_of(const std::string& text, const char* 
       continue;
     }
     append_plain_ids(all.substr(segment, i - segment), out);
-    out.push_back(ids_.find(*hit));
+    out.push_back(lookups_->ids.find(*hit));
     i += hit->size();
     segment = i;
   }
@@ -204,7 +210,7 @@ std::vector<int64_t> BertTokenizer::convert_tokens_to_ids(const std::vector<std:
   std::vector<int64_t> ids;
   ids.reserve(tokens.size());
   for (const std::string& t : tokens) {
-    const int64_t id = ids_.find(t);
+    const int64_t id = lookups_->ids.find(t);
     ids.push_back(id < 0 ? unk_id_ : id);
   }
   return ids;

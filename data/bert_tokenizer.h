@@ -8,13 +8,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ember/core/tensor.h"
-#include "ember/data/token_table.h"
 
 namespace ember::data {
 
@@ -162,8 +162,10 @@ class EMBER_API BertTokenizer {
 
   BertTokenizerOptions options_;
   std::vector<std::string> tokens_;
-  TokenTable ids_;            // every token as written
-  TokenTable continuations_;  // the tokens that start with "##", without it
+  // The vocabulary's lookups (data/token_table.h, not installed), built once and never changed
+  // after, so copies of the tokenizer share them.
+  struct Lookups;
+  std::shared_ptr<const Lookups> lookups_;
   int64_t unk_id_ = -1, sep_id_ = -1, pad_id_ = -1, cls_id_ = -1, mask_id_ = -1;
   // The special tokens found in text, longest first.
   std::vector<std::string> never_split_;

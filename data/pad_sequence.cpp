@@ -4,9 +4,9 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/extend/check.h"
 
 namespace ember::data {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
+#include "ember/extend/check.h"
 
 namespace ember::data {
 

@@ -3,7 +3,7 @@
 // that both backends use the same rounded values.
 #include <cstdint>
 
-#include "ember/core/op_kinds.h"
+#include "ember/extend/op_kinds.h"
 
 namespace ember {
 

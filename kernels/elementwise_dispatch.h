@@ -5,12 +5,12 @@
 
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
-#include "ember/core/op_kinds.h"
+#include "ember/extend/op_kinds.h"
 #include "ember/kernels/functors.h"
 
 namespace ember {
 
-// The switches below are generated from the op table (core/elementwise_ops.h): each row's
+// The switches below are generated from the op table (extend/elementwise_ops.h): each row's
 // functor column, built with the element type T and the op's scalars p0, p1.
 
 /// Whether the CPU loops and CUDA kernels run op's functor on element type T.

@@ -2,7 +2,7 @@
 // Per-element optimizer updates, written once for the CPU loops and the CUDA kernels. The
 // arithmetic follows torch.optim's (PyTorch 1.13) order of operations in the parameter's
 // dtype, so float32 results track PyTorch's closely.
-#include "ember/core/op_kinds.h"
+#include "ember/extend/op_kinds.h"
 #include "ember/kernels/functors.h"
 
 namespace ember::fn {

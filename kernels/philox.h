@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "ember/core/op_kinds.h"
+#include "ember/extend/op_kinds.h"
 #include "ember/kernels/hd.h"
 
 namespace ember::philox {

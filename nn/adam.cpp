@@ -2,7 +2,7 @@
 
 #include "ember/core/error.h"
 #include "ember/core/ops/factory.h"
-#include "ember/core/ops/optim.h"
+#include "ember/extend/optim_steps.h"
 #include "ember/nn/optim.h"
 
 namespace ember::nn {

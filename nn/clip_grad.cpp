@@ -10,12 +10,12 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/extend/check.h"
 
 namespace ember::nn::utils {
 namespace {

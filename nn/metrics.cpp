@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/shape.h"
+#include "ember/extend/check.h"
 
 namespace ember::nn {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
+#include "ember/core/module_tag.h"
 #include "ember/core/ops/transfer.h"
 
 namespace ember::nn {

@@ -7,7 +7,6 @@
 
 #include "ember/core/error.h"
 #include "ember/core/ops/attention.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/dropout.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
@@ -15,6 +14,7 @@
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/softmax.h"
 #include "ember/core/ops/views.h"
+#include "ember/extend/check.h"
 #include "ember/nn/init.h"
 
 namespace ember::nn {

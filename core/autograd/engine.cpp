@@ -6,10 +6,10 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/autograd/hooks.h"
-#include "ember/core/autograd/node.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
+#include "ember/extend/autograd_node.h"
 
 namespace ember::autograd {
 namespace {

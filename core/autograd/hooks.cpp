@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "ember/core/autograd/node.h"
 #include "ember/core/error.h"
 #include "ember/core/tensor.h"
 #include "ember/core/tensor_impl_access.h"
+#include "ember/extend/autograd_node.h"
 
 namespace ember {
 

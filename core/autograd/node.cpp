@@ -1,4 +1,4 @@
-#include "ember/core/autograd/node.h"
+#include "ember/extend/autograd_node.h"
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"

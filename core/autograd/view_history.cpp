@@ -3,12 +3,12 @@
 #include <utility>
 
 #include "ember/core/autograd/grad_mode.h"
-#include "ember/core/autograd/node.h"
 #include "ember/core/error.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/transfer.h"
 #include "ember/core/tensor_impl_access.h"
+#include "ember/extend/autograd_node.h"
 
 namespace ember::autograd {
 namespace {

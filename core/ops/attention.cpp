@@ -13,16 +13,16 @@
 #include <limits>
 
 #include "ember/core/autograd/grad_mode.h"
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/dropout.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/linalg.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/softmax.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <cstdint>
 
-#include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
 #include "ember/core/tensor_impl_access.h"
+#include "ember/extend/backend.h"
 
 namespace ember {
 

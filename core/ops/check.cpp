@@ -1,9 +1,10 @@
-#include "ember/core/ops/check.h"
+#include "ember/extend/check.h"
 
 #include <cmath>
 #include <limits>
 
 #include "ember/core/error.h"
+#include "ember/core/module_tag.h"
 #include "ember/core/tensor_impl_access.h"
 
 namespace ember {

@@ -2,12 +2,12 @@
 // exactly the gradients its inputs need.
 #include "ember/core/ops/conv.h"
 
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/window.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

@@ -5,11 +5,11 @@
 // generator's, so one seed drops the same elements on every device.
 #include "ember/core/ops/dropout.h"
 
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

@@ -8,11 +8,11 @@
 
 #include "ember/core/autograd/grad_mode.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/views.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 
@@ -35,7 +35,8 @@ std::pair<int64_t, int64_t> index_range(const Tensor& flat) {
   const Tensor dense = flat.contiguous();
   const int64_t* at = dense.data_ptr<int64_t>();
   int64_t lo = at[0], hi = at[0];
-  for (int64_t i = 1; i < dense.numel(); ++i) lo = std::min(lo, at[i]), hi = std::max(hi, at[i]);
+  const int64_t n = dense.numel();
+  for (int64_t i = 1; i < n; ++i) lo = std::min(lo, at[i]), hi = std::max(hi, at[i]);
   return {lo, hi};
 }
 

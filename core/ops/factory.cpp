@@ -4,13 +4,13 @@
 #include <cmath>
 
 #include "ember/core/autograd/view_history.h"
-#include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/dtype_dispatch.h"
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

@@ -4,12 +4,12 @@
 #include "ember/core/ops/index.h"
 
 #include "ember/core/autograd/grad_mode.h"
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

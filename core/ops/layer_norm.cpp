@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <string>
 
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/norm.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

@@ -3,14 +3,14 @@
 #include "ember/core/ops/linalg.h"
 #include "ember/core/ops/linear_pack.h"
 
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/views.h"
 #include "ember/core/tensor_impl_access.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

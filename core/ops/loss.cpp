@@ -2,13 +2,13 @@
 // is ordinary differentiable ops.
 #include "ember/core/ops/loss.h"
 
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

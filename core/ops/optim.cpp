@@ -1,10 +1,10 @@
 // The optimizer front-ends: the usual device and size checks, then one fused backend call.
-#include "ember/core/ops/optim.h"
+#include "ember/extend/optim_steps.h"
 
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

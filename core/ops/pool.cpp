@@ -2,10 +2,10 @@
 // pooling keeps the argmax so its backward is a scatter.
 #include "ember/core/ops/pool.h"
 
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/window.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

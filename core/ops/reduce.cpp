@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/views.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

@@ -2,11 +2,11 @@
 // the backend always sees contiguous rows.
 #include "ember/core/ops/softmax.h"
 
-#include "ember/core/autograd/node.h"
-#include "ember/core/backend.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/transfer.h"
 #include "ember/core/ops/views.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/backend.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

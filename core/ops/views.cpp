@@ -5,13 +5,13 @@
 #include <numeric>
 #include <utility>
 
-#include "ember/core/autograd/node.h"
 #include "ember/core/autograd/view_history.h"
 #include "ember/core/checked_math.h"
 #include "ember/core/error.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/transfer.h"
+#include "ember/extend/autograd_node.h"
+#include "ember/extend/check.h"
 
 namespace ember {
 namespace {

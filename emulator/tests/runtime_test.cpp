@@ -10,6 +10,7 @@
 #include "cuda_emulator/sanitizer.h"
 #include "device_values.h"
 #include "ember/ember.h"
+#include "ember/extend/backend.h"
 #include "emulation_support.h"
 #include "support/expect.h"
 

@@ -11,6 +11,7 @@
 
 #include "device_values.h"
 #include "ember/ember.h"
+#include "ember/extend/backend.h"
 #include "emulation_support.h"
 
 using namespace ember;

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "ember/core/io/file_io.h"
+
 namespace ember::examples {
 namespace {
 

@@ -1,7 +1,7 @@
 #pragma once
 // CpuBackend: the Eigen backend, always built; the fallback and the numerical reference.
 // Each family of methods lives in its own file in this folder.
-#include "ember/core/backend.h"
+#include "ember/extend/backend.h"
 
 namespace ember {
 

@@ -25,7 +25,8 @@ void CpuBackend::arange(const Tensor& out, double start, double step) {
   EMBER_DISPATCH_NUMERIC(out.dtype(), "arange", [&] {
     scalar_t* o = static_cast<scalar_t*>(out.raw_data());
     // The same two roundings as the CUDA kernel, so arange agrees bit for bit.
-    for (int64_t i = 0; i < out.numel(); ++i)
+    const int64_t n = out.numel();
+    for (int64_t i = 0; i < n; ++i)
       o[i] = static_cast<scalar_t>(philox::add_mul_unfused(start, step, static_cast<double>(i)));
   });
 }

@@ -14,7 +14,8 @@ namespace {
 
 void check_indices(const Tensor& index, int64_t size, int dim, const char* op) {
   const int64_t* idx = static_cast<const int64_t*>(index.raw_data());
-  for (int64_t i = 0; i < index.numel(); ++i)
+  const int64_t n = index.numel();
+  for (int64_t i = 0; i < n; ++i)
     if (idx[i] < 0 || idx[i] >= size)
       raise<IndexError>(op, ": index ", idx[i], " is out of range for dim ", dim, " of size ", size);
 }

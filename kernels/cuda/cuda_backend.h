@@ -4,7 +4,7 @@
 // This header includes no CUDA header, so core code may include it.
 #include <string>
 
-#include "ember/core/backend.h"
+#include "ember/extend/backend.h"
 
 namespace ember {
 

@@ -4,7 +4,6 @@
 #include <memory>
 
 #include "ember/core/autograd/grad_mode.h"
-#include "ember/core/autograd/node.h"
 #include "ember/core/ops/attention.h"
 #include "ember/core/ops/dropout.h"
 #include "ember/core/ops/elementwise.h"
@@ -13,6 +12,7 @@
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/softmax.h"
 #include "ember/core/ops/views.h"
+#include "ember/extend/autograd_node.h"
 
 namespace ember::nn::models {
 namespace {

@@ -7,12 +7,12 @@
 
 #include "ember/core/error.h"
 #include "ember/core/io/json.h"
-#include "ember/core/ops/check.h"
 #include "ember/core/ops/elementwise.h"
 #include "ember/core/ops/factory.h"
 #include "ember/core/ops/index.h"
 #include "ember/core/ops/reduce.h"
 #include "ember/core/ops/views.h"
+#include "ember/extend/check.h"
 
 namespace ember::nn::models {
 namespace {

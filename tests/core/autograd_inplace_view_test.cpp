@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ember/ember.h"
+#include "ember/extend/autograd_node.h"
 #include "support/expect.h"
 #include "support/gradcheck.h"
 

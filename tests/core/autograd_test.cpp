@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "ember/ember.h"
+#include "ember/extend/autograd_node.h"
 #include "support/expect.h"
 
 using namespace ember;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/extend/autograd_node.h"
 #include "support/expect.h"
 
 using namespace ember;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ember/core/io/file_io.h"
 #include "support/expect.h"
 
 using namespace ember;

@@ -1,4 +1,4 @@
-// Every user-facing row of the elementwise op table (core/elementwise_ops.h) has a case in the
+// Every user-facing row of the elementwise op table (extend/elementwise_ops.h) has a case in the
 // op catalog (tests/support/op_catalog*.cpp), which feeds gradcheck, the mixed-device checks
 // and CUDA parity: a new row without a case fails here instead of skipping those suites.
 // Gradient rows (a backward's functor, which users never call) are exercised through their
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/core/elementwise_ops.h"
+#include "ember/extend/elementwise_ops.h"
 #include "support/op_catalog.h"
 
 namespace {

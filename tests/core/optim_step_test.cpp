@@ -2,7 +2,7 @@
 // check_device_usable: the public doors that keep nn off the Backend interface.
 #include <gtest/gtest.h>
 
-#include "ember/core/ops/optim.h"
+#include "ember/extend/optim_steps.h"
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ember/ember.h"
+#include "ember/extend/autograd_node.h"
 #include "support/emulated_cuda.h"
 #include "support/expect.h"
 #include "support/gradcheck.h"

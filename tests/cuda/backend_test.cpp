@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/extend/backend.h"
 #include "gpu_required.h"
 #include "parity.h"
 #include "support/cast_cases.h"

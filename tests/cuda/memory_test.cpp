@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "ember/ember.h"
+#include "ember/extend/backend.h"
 #include "ember/kernels/cuda/caching_allocator.h"
 #include "gpu_required.h"
 #include "support/expect.h"

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ember/ember.h"
+#include "ember/extend/backend.h"
 #include "gpu_required.h"
 #include "support/expect.h"
 #include "support/training_checks.h"

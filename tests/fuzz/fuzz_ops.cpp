@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "ember/core/checked_math.h"
 #include "ember/ember.h"
 #include "fuzz_support.h"
 

@@ -5,7 +5,7 @@
 // fallback. It proves device semantics, not CUDA kernels.
 #include <memory>
 
-#include "ember/core/backend_registry.h"
+#include "ember/extend/backend_registry.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 
 namespace ember::test {

@@ -1,4 +1,4 @@
-// Catalog cases derived from the elementwise op table (core/elementwise_ops.h): every row whose
+// Catalog cases derived from the elementwise op table (extend/elementwise_ops.h): every row whose
 // public function the table generates (unary Plain rows; binary Arith and Comparison rows) gets
 // its cases here, its arguments drawn from its functor's domain (fn::Domain, kernels/functors.h).
 // A new row therefore reaches gradcheck, the mixed-device checks and CUDA parity with no test
@@ -6,7 +6,7 @@
 // logical_not) have hand-written cases in the other catalog files.
 #include <type_traits>
 
-#include "ember/core/elementwise_ops.h"
+#include "ember/extend/elementwise_ops.h"
 #include "ember/kernels/functors.h"
 #include "support/op_catalog_args.h"
 

@@ -14,7 +14,7 @@
 // dilation 1.
 #include <cstdint>
 
-#include "ember/core/op_kinds.h"
+#include "ember/extend/op_kinds.h"
 
 namespace ember::cpu {
 

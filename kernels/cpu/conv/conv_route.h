@@ -5,7 +5,7 @@
 
 #include "ember/core/dtype.h"
 #include "ember/core/export.h"
-#include "ember/core/op_kinds.h"
+#include "ember/extend/op_kinds.h"
 
 namespace ember::cpu {
 

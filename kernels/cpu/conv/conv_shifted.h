@@ -17,7 +17,7 @@
 // with zeros between rows. Samples run in parallel; within a sample Eigen stays single-threaded.
 #include <cstdint>
 
-#include "ember/core/op_kinds.h"
+#include "ember/extend/op_kinds.h"
 #include "ember/kernels/cpu/conv/conv_route.h"
 
 namespace ember::cpu {

@@ -2,11 +2,11 @@
 // The enumerations and parameter blocks that op front-ends hand to backends.
 #include <cstdint>
 
-#include "ember/core/elementwise_ops.h"
+#include "ember/extend/elementwise_ops.h"
 
 namespace ember {
 
-/// How an elementwise op treats dtypes (core/elementwise_ops.h).
+/// How an elementwise op treats dtypes (extend/elementwise_ops.h).
 enum class OpDtypes : uint8_t {
   Any,       // every dtype but bool
   Floating,  // float32 and float64 only

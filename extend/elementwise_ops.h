@@ -1,9 +1,10 @@
 #pragma once
 // The elementwise op table: one row per op says everything about it (candle's op.rs rows are
 // the model). From the rows come the op enums with their names and dtype rules
-// (core/op_kinds.h), the functor dispatch that both backends share
+// (extend/op_kinds.h), the functor dispatch that both backends share
 // (kernels/elementwise_dispatch.h), the gradients and the plain public functions
-// (core/ops/elementwise.{h,cpp}). A row that names a functor or gradient not written does not
+// (core/ops/elementwise.cpp; the user set's core/ops/elementwise.h, which cannot include this
+// table, declares them by hand). A row that names a functor or gradient not written does not
 // compile (tests/compile/op_tables.cpp). docs/ARCHITECTURE.md, "How to add an elementwise op".
 //
 // The functor and gradient columns are expressions in parentheses, expanded where they are

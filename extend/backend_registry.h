@@ -3,7 +3,7 @@
 // emulated CUDA device). Nothing is registered implicitly except the built-in backends.
 #include <memory>
 
-#include "ember/core/backend.h"
+#include "ember/extend/backend.h"
 
 namespace ember {
 

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "ember/core/allocator.h"
 #include "ember/core/device.h"
 #include "ember/core/export.h"
 #include "ember/core/memory_stats.h"
-#include "ember/core/op_kinds.h"
 #include "ember/core/ops/linear_pack.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
+#include "ember/extend/allocator.h"
+#include "ember/extend/op_kinds.h"
 
 namespace ember {
 

@@ -1,6 +1,7 @@
 #pragma once
-// Validation shared by every op front-end: devices first, then dtypes (docs/DESIGN.md). Public,
-// so that nn/, data/ and extensions check their arguments in the front-ends' own messages.
+// Validation shared by every op front-end: devices first, then dtypes (docs/DESIGN.md). In the
+// extension set, so that nn/, data/ and extensions check their arguments in the front-ends' own
+// messages.
 #include <initializer_list>
 #include <string>
 #include <vector>

@@ -3,8 +3,8 @@
 // backend call per device, updating parameters (and their state) in place.
 #include <vector>
 
-#include "ember/core/op_kinds.h"
 #include "ember/core/tensor.h"
+#include "ember/extend/op_kinds.h"
 
 namespace ember {
 
