@@ -20,8 +20,8 @@
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/exp_lanes.h"
 #include "ember/kernels/cpu/gemm_into.h"
-#include "ember/kernels/cpu/horizontal_lanes.h"
 #include "ember/kernels/cpu/parallel.h"
+#include "ember/kernels/cpu/simd.h"
 
 namespace ember {
 namespace {
@@ -179,26 +179,27 @@ float scale_and_max<float>(float* row, int64_t n, float scale) {
   float best = -std::numeric_limits<float>::infinity();
   bool nan = false;
 #if EMBER_EXP_LANES
-  const __m256 vs = _mm256_set1_ps(scale);
-  __m256 maxima[4], unordered = _mm256_setzero_ps();
-  for (__m256& m : maxima) m = _mm256_set1_ps(best);
+  using S = cpu::simd::Lanes<float, 8>;
+  const S::V vs = S::set1(scale);
+  S::V maxima[4];
+  S::M unordered = S::no_mask();
+  for (S::V& m : maxima) m = S::set1(best);
   for (; c + 32 <= n; c += 32)
 #pragma GCC unroll 4
     for (int v = 0; v < 4; ++v) {
-      const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(row + c + 8 * v), vs);
-      _mm256_storeu_ps(row + c + 8 * v, x);
-      maxima[v] = _mm256_max_ps(maxima[v], x);
-      unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+      const S::V x = S::mul(S::load(row + c + 8 * v), vs);
+      S::store(row + c + 8 * v, x);
+      maxima[v] = S::max(maxima[v], x);
+      unordered = S::mask_or(unordered, S::unordered(x, x));
     }
   for (; c + 8 <= n; c += 8) {
-    const __m256 x = _mm256_mul_ps(_mm256_loadu_ps(row + c), vs);
-    _mm256_storeu_ps(row + c, x);
-    maxima[0] = _mm256_max_ps(maxima[0], x);
-    unordered = _mm256_or_ps(unordered, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    const S::V x = S::mul(S::load(row + c), vs);
+    S::store(row + c, x);
+    maxima[0] = S::max(maxima[0], x);
+    unordered = S::mask_or(unordered, S::unordered(x, x));
   }
-  best = cpu::lanes::horizontal_max(
-      _mm256_max_ps(_mm256_max_ps(maxima[0], maxima[1]), _mm256_max_ps(maxima[2], maxima[3])));
-  nan = _mm256_movemask_ps(unordered) != 0;
+  best = cpu::simd::tree_max(S::max(S::max(maxima[0], maxima[1]), S::max(maxima[2], maxima[3])));
+  nan = S::any(unordered);
 #endif
   for (; c < n; ++c) {
     row[c] *= scale;
@@ -236,20 +237,20 @@ float exp_shifted_sum<float>(float* row, int64_t n, float m) {
   int64_t c = 0;
   float total = 0.0f;
 #if EMBER_EXP_LANES
-  const __m256 vm = _mm256_set1_ps(m), lowest = _mm256_set1_ps(-86.0f);
-  __m256 sums = _mm256_setzero_ps();
+  using S = cpu::simd::Lanes<float, 8>;
+  const S::V vm = S::set1(m), lowest = S::set1(-86.0f);
+  S::V sums = S::zero();
   auto run = [&](auto vectors) {
     constexpr int V = decltype(vectors)::value;
-    __m256 x[V], e[V];
+    S::V x[V], e[V];
 #pragma GCC unroll 8
-    for (int v = 0; v < V; ++v) x[v] = _mm256_sub_ps(_mm256_loadu_ps(row + c + 8 * v), vm);
-    cpu::lanes::exp_minus(e, x);  // exp(-|x|) = exp(x): x <= 0
+    for (int v = 0; v < V; ++v) x[v] = S::sub(S::load(row + c + 8 * v), vm);
+    cpu::lanes::exp_minus<S>(e, x);  // exp(-|x|) = exp(x): x <= 0
 #pragma GCC unroll 8
     for (int v = 0; v < V; ++v) {
-      e[v] = _mm256_and_ps(e[v], _mm256_cmp_ps(x[v], lowest, _CMP_NLT_UQ));
-      e[v] = _mm256_blendv_ps(e[v], x[v], _mm256_cmp_ps(x[v], x[v], _CMP_UNORD_Q));
-      _mm256_storeu_ps(row + c + 8 * v, e[v]);
-      sums = _mm256_add_ps(sums, e[v]);
+      e[v] = S::select(S::unordered(x[v], x[v]), x[v], S::keep(e[v], S::not_less(x[v], lowest)));
+      S::store(row + c + 8 * v, e[v]);
+      sums = S::add(sums, e[v]);
     }
     c += 8 * V;
   };
@@ -258,7 +259,7 @@ float exp_shifted_sum<float>(float* row, int64_t n, float m) {
   // waiting on the chain of dependent steps of the one before (a 48-key BERT attention call,
   // 4 heads: 23.8 -> 22.7 us).
   run_vectors((n - c) / 8, run);
-  total = cpu::lanes::horizontal_sum(sums);
+  total = cpu::simd::tree_sum(sums);
 #endif
   for (; c < n; ++c) {
     const float x = row[c] - m;

@@ -17,10 +17,10 @@ namespace gelu_detail {
 
 // out[i] = fn::Gelu{}(in[i]) for the V vectors of values from in, V in flight (exp_lanes.h:
 // for 8 lanes, 8 took 20 against 25 us at 4, for 24576 values).
-template <class Vec, int V>
+template <int W, int V>
 inline void block(float* out, const float* in) {
-  using S = lanes::Simd<Vec>;
-  constexpr int W = S::kWidth;
+  using S = simd::Lanes<float, W>;
+  using Vec = typename S::V;
   const Vec half = S::set1(0.5f), one = S::set1(1.0f);
   const auto abs_mask = S::set1i(0x7fffffffu);
   Vec x[V], z[V], t[V], p[V], mm[V], ex[V];
@@ -30,10 +30,10 @@ inline void block(float* out, const float* in) {
     z[v] = S::mul(S::from_bits(S::and_bits(S::bits(x[v]), abs_mask)), S::set1(0.70710678118654752f));
     t[v] = S::div(one, S::add(one, S::mul(half, z[v])));
   }
-  lanes::horner(p, t, fn::kHalfErfcPoly);
+  lanes::horner<S>(p, t, fn::kHalfErfcPoly);
 #pragma GCC unroll 8
   for (int v = 0; v < V; ++v) mm[v] = S::fmsub(z[v], z[v], p[v]);
-  lanes::exp_minus(ex, mm);
+  lanes::exp_minus<S>(ex, mm);
 #pragma GCC unroll 8
   for (int v = 0; v < V; ++v) {
     const Vec tail = S::mul(t[v], ex[v]);
@@ -51,15 +51,15 @@ inline void block(float* out, const float* in) {
 inline void gelu_lanes(float* out, const float* in, int64_t n) {
   int64_t i = 0;
 #if EMBER_EXP_LANES
-#if defined(__AVX512F__)
+#if EMBER_SIMD_AVX512
   // 16 lanes a vector: the same operations, issued half as often (on Zen 4, which runs them as
   // two 8-lane halves, 0.574 -> 0.505 ns a value).
-  for (; i + 128 <= n; i += 128) gelu_detail::block<__m512, 8>(out + i, in + i);
-  for (; i + 16 <= n; i += 16) gelu_detail::block<__m512, 1>(out + i, in + i);
+  for (; i + 128 <= n; i += 128) gelu_detail::block<16, 8>(out + i, in + i);
+  for (; i + 16 <= n; i += 16) gelu_detail::block<16, 1>(out + i, in + i);
 #else
-  for (; i + 64 <= n; i += 64) gelu_detail::block<__m256, 8>(out + i, in + i);
+  for (; i + 64 <= n; i += 64) gelu_detail::block<8, 8>(out + i, in + i);
 #endif
-  for (; i + 8 <= n; i += 8) gelu_detail::block<__m256, 1>(out + i, in + i);
+  for (; i + 8 <= n; i += 8) gelu_detail::block<8, 1>(out + i, in + i);
 #endif
   const fn::Gelu gelu;
   for (; i < n; ++i) out[i] = gelu(in[i]);

@@ -1,17 +1,14 @@
 #pragma once
-// Philox draws for four consecutive counters at once on the CPU, with AVX2: each 32-bit word
-// sits in the low half of a 64-bit lane, so one vpmuludq gives four whole 64-bit products and
-// nothing crosses lanes. The words are philox::draw's (tests/kernels/philox_test.cpp checks
-// them); four counters cost about what one does scalar (dropout's masks were a tenth of the
-// BERT step). Without AVX2, four scalar draws.
+// Philox draws for four consecutive counters at once on the CPU, with AVX2 (kernels/cpu/simd.h's
+// 64-bit lanes): each 32-bit word sits in the low half of a 64-bit lane, so one vpmuludq gives
+// four whole 64-bit products and nothing crosses lanes. The words are philox::draw's
+// (tests/kernels/philox_test.cpp checks them); four counters cost about what one does scalar
+// (dropout's masks were a tenth of the BERT step). Without AVX2, four scalar draws.
 #include <cmath>
 #include <cstdint>
 
+#include "ember/kernels/cpu/simd.h"
 #include "ember/kernels/philox.h"
-
-#if defined(__AVX2__)
-#include <immintrin.h>
-#endif
 
 namespace ember::philox {
 
@@ -27,32 +24,30 @@ inline uint32_t bernoulli_integer_threshold(double threshold) {
 
 /// w[l] = draw(counter + l, key) for l = 0..3 (the counter wraps at 2^64, as draw's does).
 inline void draw4(uint64_t counter, uint64_t key, Words (&w)[4]) {
-#if defined(__AVX2__)
-  const __m256i low = _mm256_set1_epi64x(0xFFFFFFFFll);
-  const __m256i c =
-      _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(counter)), _mm256_setr_epi64x(0, 1, 2, 3));
-  __m256i c0 = _mm256_and_si256(c, low), c1 = _mm256_srli_epi64(c, 32);
-  __m256i c2 = _mm256_setzero_si256(), c3 = _mm256_setzero_si256();
-  const __m256i m0 = _mm256_set1_epi64x(0xD2511F53ll), m1 = _mm256_set1_epi64x(0xCD9E8D57ll);
+#if EMBER_SIMD_AVX2
+  using S = cpu::simd::Lanes<uint64_t, 4>;
+  const S::V low = S::set1(0xFFFFFFFFu);
+  const S::V c = S::iota(counter);
+  S::V c0 = S::and_bits(c, low), c1 = S::shift_right_32(c);
+  S::V c2 = S::zero(), c3 = S::zero();
+  const S::V m0 = S::set1(0xD2511F53u), m1 = S::set1(0xCD9E8D57u);
   uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
   for (int round = 0; round < 10; ++round) {
-    const __m256i p0 = _mm256_mul_epu32(c0, m0), p1 = _mm256_mul_epu32(c2, m1);
-    const __m256i n0 =
-        _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), c1), _mm256_set1_epi64x(k0));
-    const __m256i n2 =
-        _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), c3), _mm256_set1_epi64x(k1));
-    c1 = _mm256_and_si256(p1, low);
-    c3 = _mm256_and_si256(p0, low);
+    const S::V p0 = S::mul_low32(c0, m0), p1 = S::mul_low32(c2, m1);
+    const S::V n0 = S::xor_bits(S::xor_bits(S::shift_right_32(p1), c1), S::set1(k0));
+    const S::V n2 = S::xor_bits(S::xor_bits(S::shift_right_32(p0), c3), S::set1(k1));
+    c1 = S::and_bits(p1, low);
+    c3 = S::and_bits(p0, low);
     c0 = n0;
     c2 = n2;
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
-  alignas(32) uint64_t out[4][4];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out[0]), c0);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out[1]), c1);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out[2]), c2);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out[3]), c3);
+  uint64_t out[4][4];
+  S::store(out[0], c0);
+  S::store(out[1], c1);
+  S::store(out[2], c2);
+  S::store(out[3], c3);
   for (int l = 0; l < 4; ++l)
     for (int j = 0; j < 4; ++j) w[l].w[j] = static_cast<uint32_t>(out[j][l]);
 #else

@@ -10,14 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#if defined(__AVX2__) && defined(__FMA__)
-#include <immintrin.h>
-
-#include "ember/kernels/cpu/horizontal_lanes.h"
-#define EMBER_SPAN_LANES 1
-#else
-#define EMBER_SPAN_LANES 0
-#endif
+#include "ember/kernels/cpu/simd.h"
 
 namespace ember::cpu_detail {
 
@@ -45,56 +38,12 @@ DeviationSums<T> deviation_sums(const T* x, int64_t len, T centre) {
   return {(span - centre).sum(), (span - centre).square().sum()};
 }
 
-#if EMBER_SPAN_LANES
-// Float with eight lanes and four accumulators, both deviation sums in one pass: Eigen's
-// reductions, one pass each and each ending in a horizontal sum and a scalar tail, took most
-// of the time of a 128-wide row (BERT's layer norms). The order of the sums follows len alone.
+struct SpanMoments;
+#if EMBER_SIMD_AVX2
 namespace span_lanes {
-
-inline float total(const __m256 (&acc)[4]) {
-  return cpu::lanes::horizontal_sum(
-      _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])));
-}
-
+template <int W, int G>
+void add(SpanMoments* m, const float* const* x, int64_t len);
 }  // namespace span_lanes
-
-template <>
-inline float span_sum<float>(const float* x, int64_t len) {
-  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-  int64_t i = 0;
-  for (; i + 32 <= len; i += 32)
-    for (int v = 0; v < 4; ++v) acc[v] = _mm256_add_ps(acc[v], _mm256_loadu_ps(x + i + 8 * v));
-  for (int v = 0; i + 8 <= len; i += 8, ++v) acc[v] = _mm256_add_ps(acc[v], _mm256_loadu_ps(x + i));
-  float sum = span_lanes::total(acc);
-  for (; i < len; ++i) sum += x[i];
-  return sum;
-}
-
-template <>
-inline DeviationSums<float> deviation_sums<float>(const float* x, int64_t len, float centre) {
-  const __m256 c = _mm256_set1_ps(centre);
-  __m256 sum[4], squares[4];
-  for (int v = 0; v < 4; ++v) sum[v] = squares[v] = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 32 <= len; i += 32)
-    for (int v = 0; v < 4; ++v) {
-      const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * v), c);
-      sum[v] = _mm256_add_ps(sum[v], d);
-      squares[v] = _mm256_fmadd_ps(d, d, squares[v]);
-    }
-  for (int v = 0; i + 8 <= len; i += 8, ++v) {
-    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), c);
-    sum[v] = _mm256_add_ps(sum[v], d);
-    squares[v] = _mm256_fmadd_ps(d, d, squares[v]);
-  }
-  DeviationSums<float> out{span_lanes::total(sum), span_lanes::total(squares)};
-  for (; i < len; ++i) {
-    const float d = x[i] - centre;
-    out.sum += d;
-    out.squares += d * d;
-  }
-  return out;
-}
 #endif
 
 struct SpanMoments {
@@ -103,9 +52,15 @@ struct SpanMoments {
   /// Adds x[0, len), len > 0.
   template <class T>
   void add(const T* x, int64_t len) {
-    // Divisions by S are multiplications by its reciprocal, computed before the sums arrive:
-    // a row of layer norm waited on a chain of five dependent divisions, longer than its
-    // vector work at 128 wide.
+#if EMBER_SIMD_AVX2
+    if constexpr (std::is_same_v<T, float>) {
+      const float* const xs[1] = {x};
+      return span_lanes::add<8, 1>(this, xs, len);
+    }
+#endif
+    // Divisions by S are multiplications by its reciprocal, computed before the sums arrive
+    // (span_lanes::add likewise): a row of layer norm waited on a chain of five dependent
+    // divisions, longer than its vector work at 128 wide.
     const double S = static_cast<double>(len), inv_S = 1.0 / S;
     const T centre = centre_of(span_sum(x, len), inv_S);
     add_sums(S, inv_S, centre, deviation_sums(x, len, centre));
@@ -136,80 +91,101 @@ struct SpanMoments {
   double squared_deviations() const { return std::max(m2, 0.0); }
 };
 
-#if EMBER_SPAN_LANES && defined(__AVX512F__)
-#define EMBER_SPAN_GROUPS 1
-namespace span_groups {
+#if EMBER_SIMD_AVX2
+// Float spans in float lanes, both passes' sums in vectors: Eigen's reductions, one pass each
+// and each ending in a horizontal sum and a scalar tail, took most of the time of a 128-wide
+// row (BERT's layer norms). A span's sums are four accumulators of eight lanes, a block of 32
+// floats adding one vector to each, the vectors of a last partial block to the first ones, then
+// ((a0 + a1) + (a2 + a3)) summed as a tree: the order follows len alone. In 16-lane vectors the
+// four are held as two, [0 | 1] and [2 | 3], a block adding one vector to each: the same sums.
+namespace span_lanes {
 
-// A span's four accumulators of eight lanes (span_sum's and deviation_sums') held as two of
-// sixteen, [0 | 1] and [2 | 3]: a block of 32 floats adds in one vector to each, as there one
-// of eight to each of the four. Their total is span_lanes::total's of the four. (Through
-// memory: GCC 12 at -Og warns of an uninitialised value inside every intrinsic that would take
-// the upper half out of the register.)
-inline float total(__m512 a01, __m512 a23) {
-  alignas(64) float lanes[32];
-  _mm512_store_ps(lanes, a01);
-  _mm512_store_ps(lanes + 16, a23);
-  const __m256 acc[4] = {_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8), _mm256_load_ps(lanes + 16),
-                         _mm256_load_ps(lanes + 24)};
-  return span_lanes::total(acc);
+/// The total of a span's accumulators, W lanes each (32 / W of them), in the order of four of
+/// eight. (16 lanes through memory: GCC 12 at -Og warns of an uninitialised value inside every
+/// intrinsic that would take the upper half out of the register.)
+template <int W>
+float total(const typename cpu::simd::Lanes<float, W>::V (&acc)[32 / W]) {
+  using S8 = cpu::simd::Lanes<float, 8>;
+  S8::V eights[4];
+  if constexpr (W == 8) {
+    for (int v = 0; v < 4; ++v) eights[v] = acc[v];
+  } else {
+    alignas(64) float lanes[32];
+    for (int v = 0; v < 32 / W; ++v) cpu::simd::Lanes<float, W>::store(lanes + W * v, acc[v]);
+    for (int v = 0; v < 4; ++v) eights[v] = S8::load(lanes + 8 * v);
+  }
+  return cpu::simd::tree_sum(S8::add(S8::add(eights[0], eights[1]), S8::add(eights[2], eights[3])));
 }
 
-/// m[g].add(x[g], len) for G float spans of whole 32-float blocks (len % 32 == 0): the G
-/// spans' operations alternate, in 16-lane vectors, each span's sums in span_sum's and
-/// deviation_sums' order. Why: a 128-wide row of layer norm waits on a chain of sums,
-/// horizontal sums and divisions longer than its vector work, which the core overlaps across
-/// rows only when they are interleaved; and the 32 accumulators of four spans fit AVX-512's
-/// registers only as 16-lane vectors. BERT's [48, 128] layer norm: 2.50 -> 2.03 us a call, with
-/// a residual 3.0 -> 2.45.
-template <int G>
-void add_blocks(SpanMoments (&m)[G], const float* const (&x)[G], int64_t len) {
-  const double S = static_cast<double>(len), inv_S = 1.0 / S;
-  __m512 lo[G], hi[G];  // accumulators [0 | 1] and [2 | 3]
-#pragma GCC unroll 8
-  for (int g = 0; g < G; ++g) lo[g] = hi[g] = _mm512_setzero_ps();
-  for (int64_t i = 0; i < len; i += 32)
-#pragma GCC unroll 8
-    for (int g = 0; g < G; ++g) {
-      lo[g] = _mm512_add_ps(lo[g], _mm512_loadu_ps(x[g] + i));
-      hi[g] = _mm512_add_ps(hi[g], _mm512_loadu_ps(x[g] + i + 16));
-    }
-  float centre[G];
-  __m512 c[G], sum_lo[G], sum_hi[G], sq_lo[G], sq_hi[G];
-#pragma GCC unroll 8
-  for (int g = 0; g < G; ++g) {
-    centre[g] = SpanMoments::centre_of(total(lo[g], hi[g]), inv_S);
-    c[g] = _mm512_set1_ps(centre[g]);
-    sum_lo[g] = sum_hi[g] = sq_lo[g] = sq_hi[g] = _mm512_setzero_ps();
-  }
-  for (int64_t i = 0; i < len; i += 32)
-#pragma GCC unroll 8
-    for (int g = 0; g < G; ++g) {
-      const __m512 d_lo = _mm512_sub_ps(_mm512_loadu_ps(x[g] + i), c[g]);
-      const __m512 d_hi = _mm512_sub_ps(_mm512_loadu_ps(x[g] + i + 16), c[g]);
-      sum_lo[g] = _mm512_add_ps(sum_lo[g], d_lo);
-      sum_hi[g] = _mm512_add_ps(sum_hi[g], d_hi);
-      sq_lo[g] = _mm512_fmadd_ps(d_lo, d_lo, sq_lo[g]);
-      sq_hi[g] = _mm512_fmadd_ps(d_hi, d_hi, sq_hi[g]);
-    }
+/// m[g].add(x[g], len) for G float spans, their operations alternating, W lanes a vector (16:
+/// whole 32-float blocks only, len % 32 == 0). Why interleaved: a 128-wide row of layer norm
+/// waits on a chain of sums, horizontal sums and divisions longer than its vector work, which
+/// the core overlaps across rows only when they are interleaved; and the 32 accumulators of
+/// four spans fit AVX-512's registers only as 16-lane vectors. BERT's [48, 128] layer norm:
+/// 2.50 -> 2.03 us a call, with a residual 3.0 -> 2.45.
+template <int W, int G>
+void add(SpanMoments* m, const float* const* x, int64_t len) {
+  using S = cpu::simd::Lanes<float, W>;
+  constexpr int K = 32 / W;  // accumulators a span
+  const double S_len = static_cast<double>(len), inv_S = 1.0 / S_len;
+  // (With 16 lanes len is whole blocks: the tails below then vanish from the code.)
+  const int64_t blocks_end = W == 16 ? len : len - len % 32;
+  typename S::V acc[G][K];
 #pragma GCC unroll 8
   for (int g = 0; g < G; ++g)
-    m[g].add_sums(S, inv_S, centre[g],
-                  DeviationSums<float>{total(sum_lo[g], sum_hi[g]), total(sq_lo[g], sq_hi[g])});
+    for (int k = 0; k < K; ++k) acc[g][k] = S::zero();
+  for (int64_t i = 0; i < blocks_end; i += 32)
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g)
+      for (int k = 0; k < K; ++k) acc[g][k] = S::add(acc[g][k], S::load(x[g] + i + W * k));
+  float centre[G];
+  typename S::V c[G], sum[G][K], squares[G][K];
+#pragma GCC unroll 8
+  for (int g = 0; g < G; ++g) {
+    int64_t i = blocks_end;
+    for (int k = 0; i + W <= len; i += W, ++k) acc[g][k] = S::add(acc[g][k], S::load(x[g] + i));
+    float span_sum = total<W>(acc[g]);
+    for (; i < len; ++i) span_sum += x[g][i];
+    centre[g] = SpanMoments::centre_of(span_sum, inv_S);
+    c[g] = S::set1(centre[g]);
+    for (int k = 0; k < K; ++k) sum[g][k] = squares[g][k] = S::zero();
+  }
+  for (int64_t i = 0; i < blocks_end; i += 32)
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g)
+      for (int k = 0; k < K; ++k) {
+        const typename S::V d = S::sub(S::load(x[g] + i + W * k), c[g]);
+        sum[g][k] = S::add(sum[g][k], d);
+        squares[g][k] = S::fmadd(d, d, squares[g][k]);
+      }
+#pragma GCC unroll 8
+  for (int g = 0; g < G; ++g) {
+    int64_t i = blocks_end;
+    for (int k = 0; i + W <= len; i += W, ++k) {
+      const typename S::V d = S::sub(S::load(x[g] + i), c[g]);
+      sum[g][k] = S::add(sum[g][k], d);
+      squares[g][k] = S::fmadd(d, d, squares[g][k]);
+    }
+    DeviationSums<float> out{total<W>(sum[g]), total<W>(squares[g])};
+    for (; i < len; ++i) {
+      const float d = x[g][i] - centre[g];
+      out.sum += d;
+      out.squares += d * d;
+    }
+    m[g].add_sums(S_len, inv_S, centre[g], out);
+  }
 }
 
-}  // namespace span_groups
-#else
-#define EMBER_SPAN_GROUPS 0
+}  // namespace span_lanes
 #endif
 
 /// m[g].add(x[g], len) for each g < G, with the same results: float spans of whole 32-float
-/// blocks interleaved where the build has AVX-512 (span_groups::add_blocks), one by one
-/// otherwise.
+/// blocks interleaved in 16-lane vectors where the build has AVX-512, one by one otherwise.
 template <int G, class T>
 void add_spans(SpanMoments (&m)[G], const T* const (&x)[G], int64_t len) {
-#if EMBER_SPAN_GROUPS
+#if EMBER_SIMD_AVX512
   if constexpr (std::is_same_v<T, float>)
-    if (len % 32 == 0) return span_groups::add_blocks(m, x, len);
+    if (len % 32 == 0) return span_lanes::add<16, G>(m, x, len);
 #endif
   for (int g = 0; g < G; ++g) m[g].add(x[g], len);
 }

@@ -8,6 +8,7 @@
 
 #include "ember/kernels/cpu/conv/conv_buffers.h"
 #include "ember/kernels/cpu/parallel.h"
+#include "ember/kernels/cpu/simd.h"
 
 namespace ember::cpu {
 namespace {
@@ -21,44 +22,18 @@ constexpr int64_t kMaxTaps = 1024;
 constexpr int64_t kMaxPaddedSample = int64_t{1} << 20;
 constexpr int64_t kMaxStride = 2;
 
-// The vector register of T the kernels use: Eigen's widest, or (Half) one of half its width
-// where there is one, 8 floats under AVX-512. (Selected by a flag, not passed around as a
-// type: GCC drops a vector type's attributes from template arguments.)
+// The vector register of T the kernels use (kernels/cpu/simd.h): the widest, or (Half) one of
+// half its width where there is one, 8 floats under AVX-512.
+constexpr bool kHasHalfRegister = EMBER_SIMD_AVX2;
 template <class T, bool Half>
-struct Register {
-  using type = typename Eigen::internal::packet_traits<T>::type;
-};
-#if defined(EIGEN_VECTORIZE_AVX512) || defined(EIGEN_VECTORIZE_AVX)
-constexpr bool kHasHalfRegister = true;
-#if defined(EIGEN_VECTORIZE_AVX512)
-using HalfFloats = Eigen::internal::Packet8f;
-using HalfDoubles = Eigen::internal::Packet4d;
-#else
-using HalfFloats = Eigen::internal::Packet4f;
-using HalfDoubles = Eigen::internal::Packet2d;
-#endif
-template <>
-struct Register<float, true> {
-  using type = HalfFloats;
-};
-template <>
-struct Register<double, true> {
-  using type = HalfDoubles;
-};
-#else
-constexpr bool kHasHalfRegister = false;
-#endif
+using Register = simd::Lanes<T, Half && kHasHalfRegister ? simd::kWidest<T> / 2 : simd::kWidest<T>>;
 // Whether there are 32 vector registers (AVX-512) rather than 16: the register blocks below
 // are sized to what there is.
-#if defined(EIGEN_VECTORIZE_AVX512)
-constexpr bool kHas32Registers = true;
-#else
-constexpr bool kHas32Registers = false;
-#endif
+constexpr bool kHas32Registers = EMBER_SIMD_AVX512;
 // Output row segments the forward computes at once: 2 x 8 accumulators need 32 registers.
 constexpr int kSegments = kHas32Registers ? 2 : 1;
 template <class T, bool Half>
-constexpr int64_t kLanesOf = sizeof(typename Register<T, Half>::type) / sizeof(T);
+constexpr int64_t kLanesOf = Register<T, Half>::kWidth;
 template <class T>
 constexpr int64_t kLanes = kLanesOf<T, false>;
 
@@ -116,24 +91,24 @@ void lay_out_sample(const T* x, T* xp, int64_t C, int64_t H, int64_t W, int64_t 
 template <int NB, int R, bool Half, class T>
 void channels(const T* x, int64_t x_step, const T* wp, const T* b, T* o, int64_t o_step, int64_t co,
               int64_t C, int64_t channel, const int64_t* taps, int64_t ntaps, int64_t plane) {
-  namespace ei = Eigen::internal;
-  using P = typename Register<T, Half>::type;
+  using S = Register<T, Half>;
+  using P = typename S::V;
   P acc[R][NB];
   for (int k = 0; k < NB; ++k)
-    for (int r = 0; r < R; ++r) acc[r][k] = ei::pset1<P>(b ? b[co + k] : T(0));
+    for (int r = 0; r < R; ++r) acc[r][k] = S::set1(b ? b[co + k] : T(0));
   for (int64_t c = 0; c < C; ++c) {
     const T* xc = x + c * channel;
     for (int64_t t = 0; t < ntaps; ++t, wp += NB) {
       P v[R];
-      for (int r = 0; r < R; ++r) v[r] = ei::ploadu<P>(xc + taps[t] + r * x_step);
+      for (int r = 0; r < R; ++r) v[r] = S::load(xc + taps[t] + r * x_step);
       for (int k = 0; k < NB; ++k) {
-        const P w = ei::pset1<P>(wp[k]);
-        for (int r = 0; r < R; ++r) acc[r][k] = ei::pmadd(w, v[r], acc[r][k]);
+        const P w = S::set1(wp[k]);
+        for (int r = 0; r < R; ++r) acc[r][k] = S::fmadd(w, v[r], acc[r][k]);
       }
     }
   }
   for (int k = 0; k < NB; ++k)
-    for (int r = 0; r < R; ++r) ei::pstoreu(o + r * o_step + (co + k) * plane, acc[r][k]);
+    for (int r = 0; r < R; ++r) S::store(o + r * o_step + (co + k) * plane, acc[r][k]);
 }
 
 // channels<NB, R> for NB = 1 .. kMaxBlock, indexed by NB - 1.
@@ -421,33 +396,20 @@ constexpr int kThinChannelGroup = 2;
 constexpr int kWideAccumulators = kHas32Registers ? 24 : 12;
 constexpr int kWideMaxRegisters = kHas32Registers ? 3 : 2;
 
-// The sum of v's lanes (through memory, not Eigen's predux: under AVX-512,
-// GCC 12 warns, wrongly and so fatally here, that the 8-double reduction reads an
-// uninitialised register).
-template <class P, class T>
-T lane_sum(const P& v) {
-  constexpr int64_t L = sizeof(P) / sizeof(T);
-  T lanes[L];
-  Eigen::internal::pstoreu(lanes, v);
-  T total = T(0);
-  for (int64_t i = 0; i < L; ++i) total += lanes[i];
-  return total;
-}
-
 // acc[k * depth + t] += sum over output positions of g[k * plane + position] times the input
 // under tap t (xc + taps[t], laid out as Layout says), for k < NB and t < G, over one sample.
 // Rows are summed a register at a time, a remainder below one register one value at a time.
 template <int NB, int G, bool Half, class T>
 void thin_weight_taps(const T* g, const T* xc, T* acc, int64_t depth, const int64_t* taps, int64_t row_step,
                       int64_t Ho, int64_t Wo) {
-  namespace ei = Eigen::internal;
-  using P = typename Register<T, Half>::type;
+  using S = Register<T, Half>;
+  using P = typename S::V;
   constexpr int64_t L = kLanesOf<T, Half>;
   const int64_t plane = Ho * Wo, whole = Wo - Wo % L;
   P sum[NB][G];
   T rest[NB][G] = {};
   for (int k = 0; k < NB; ++k)
-    for (int t = 0; t < G; ++t) sum[k][t] = ei::pset1<P>(T(0));
+    for (int t = 0; t < G; ++t) sum[k][t] = S::set1(T(0));
   int64_t tap[G];  // held in registers across the loops, not reloaded per position
   for (int t = 0; t < G; ++t) tap[t] = taps[t];
   for (int64_t oh = 0; oh < Ho; ++oh) {
@@ -455,10 +417,10 @@ void thin_weight_taps(const T* g, const T* xc, T* acc, int64_t depth, const int6
     const T* gr = g + oh * Wo;
     for (int64_t ow = 0; ow < whole; ow += L) {
       P gv[NB];
-      for (int k = 0; k < NB; ++k) gv[k] = ei::ploadu<P>(gr + k * plane + ow);
+      for (int k = 0; k < NB; ++k) gv[k] = S::load(gr + k * plane + ow);
       for (int t = 0; t < G; ++t) {
-        const P xv = ei::ploadu<P>(xr + tap[t] + ow);
-        for (int k = 0; k < NB; ++k) sum[k][t] = ei::pmadd(gv[k], xv, sum[k][t]);
+        const P xv = S::load(xr + tap[t] + ow);
+        for (int k = 0; k < NB; ++k) sum[k][t] = S::fmadd(gv[k], xv, sum[k][t]);
       }
     }
     for (int64_t ow = whole; ow < Wo; ++ow)
@@ -466,7 +428,8 @@ void thin_weight_taps(const T* g, const T* xc, T* acc, int64_t depth, const int6
         for (int t = 0; t < G; ++t) rest[k][t] += gr[k * plane + ow] * xr[tap[t] + ow];
   }
   for (int k = 0; k < NB; ++k)
-    for (int t = 0; t < G; ++t) acc[k * depth + t] += lane_sum<P, T>(sum[k][t]) + rest[k][t];
+    for (int t = 0; t < G; ++t)
+      acc[k * depth + t] += simd::in_order_sum<T, S::kWidth>(sum[k][t]) + rest[k][t];
 }
 
 template <class T>
@@ -506,27 +469,27 @@ void thin_weight_sample(const T* g, const T* xl, T* acc, int64_t C, const Layout
 template <int V, int G, bool Half, class T>
 void wide_weight_inputs(const T* gt, int64_t Cp, const T* xl, const int64_t* offs, T* acc, int64_t row_step,
                         int64_t Ho, int64_t Wo) {
-  namespace ei = Eigen::internal;
-  using P = typename Register<T, Half>::type;
+  using S = Register<T, Half>;
+  using P = typename S::V;
   constexpr int64_t L = kLanesOf<T, Half>;
   P sum[G][V];
   for (int d = 0; d < G; ++d)
-    for (int v = 0; v < V; ++v) sum[d][v] = ei::pset1<P>(T(0));
+    for (int v = 0; v < V; ++v) sum[d][v] = S::set1(T(0));
   for (int64_t oh = 0; oh < Ho; ++oh) {
     const T* xr = xl + oh * row_step;
     const T* gr = gt + oh * Wo * Cp;
     for (int64_t ow = 0; ow < Wo; ++ow, gr += Cp) {
       P gv[V];
-      for (int v = 0; v < V; ++v) gv[v] = ei::ploadu<P>(gr + v * L);
+      for (int v = 0; v < V; ++v) gv[v] = S::load(gr + v * L);
       for (int d = 0; d < G; ++d) {
-        const P xv = ei::pset1<P>(xr[offs[d] + ow]);
-        for (int v = 0; v < V; ++v) sum[d][v] = ei::pmadd(gv[v], xv, sum[d][v]);
+        const P xv = S::set1(xr[offs[d] + ow]);
+        for (int v = 0; v < V; ++v) sum[d][v] = S::fmadd(gv[v], xv, sum[d][v]);
       }
     }
   }
   for (int d = 0; d < G; ++d)
     for (int v = 0; v < V; ++v)
-      ei::pstoreu(acc + d * Cp + v * L, ei::padd(ei::ploadu<P>(acc + d * Cp + v * L), sum[d][v]));
+      S::store(acc + d * Cp + v * L, S::add(S::load(acc + d * Cp + v * L), sum[d][v]));
 }
 
 template <class T>
