@@ -3,8 +3,9 @@
 // the model). From the rows come the op enums with their names and dtype rules
 // (extend/op_kinds.h), the functor dispatch that both backends share
 // (kernels/elementwise_dispatch.h), the gradients and the plain public functions
-// (core/ops/elementwise.cpp; the user set's core/ops/elementwise.h, which cannot include this
-// table, declares them by hand). A row that names a functor or gradient not written does not
+// (core/ops/elementwise.cpp; the user set, which cannot include this table, gets their
+// declarations in core/ops/plain_unary_ops.h, which configure generates from the Plain rows:
+// cmake/EmberPlainOps.cmake). A row that names a functor or gradient not written does not
 // compile (tests/compile/op_tables.cpp). docs/ARCHITECTURE.md, "How to add an elementwise op".
 //
 // The functor and gradient columns are expressions in parentheses, expanded where they are
@@ -20,6 +21,7 @@
   X(Neg, neg, Any, Plain, (fn::Neg{}), (-g))                                                                \
   X(Exp, exp, Floating, Plain, (fn::Exp{}), (g * out()))                                                    \
   X(Log, log, Floating, Plain, (fn::Log{}), (g / in()))                                                     \
+  X(Log1p, log1p, Floating, Plain, (fn::Log1p{}), (g / (in() + 1.0)))                                       \
   X(Sqrt, sqrt, Floating, Plain, (fn::Sqrt{}), (g * 0.5 / out()))                                           \
   X(Abs, abs, Any, Plain, (fn::Abs{}), (g * sign(in())))                                                    \
   X(Relu, relu, Any, Plain, (fn::Relu{}), (raw_binary(BinaryOp::ReluBackward, g, in())))                    \

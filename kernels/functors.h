@@ -14,6 +14,8 @@ EMBER_HD_INLINE float m_exp(float x) { return ::expf(x); }
 EMBER_HD_INLINE double m_exp(double x) { return ::exp(x); }
 EMBER_HD_INLINE float m_log(float x) { return ::logf(x); }
 EMBER_HD_INLINE double m_log(double x) { return ::log(x); }
+EMBER_HD_INLINE float m_log1p(float x) { return ::log1pf(x); }
+EMBER_HD_INLINE double m_log1p(double x) { return ::log1p(x); }
 EMBER_HD_INLINE float m_sqrt(float x) { return ::sqrtf(x); }
 EMBER_HD_INLINE double m_sqrt(double x) { return ::sqrt(x); }
 EMBER_HD_INLINE float m_tanh(float x) { return ::tanhf(x); }
@@ -179,6 +181,14 @@ struct Log {
   template <class T>
   EMBER_HD T operator()(T x) const {
     return m_log(x);
+  }
+};
+// log(1 + x), exact near 0 where log(1 + x) loses x's low bits to the sum.
+struct Log1p {
+  static constexpr Domain kDomain{-0.5, 2.0};
+  template <class T>
+  EMBER_HD T operator()(T x) const {
+    return m_log1p(x);
   }
 };
 struct Sqrt {

@@ -311,8 +311,9 @@ Tensor pow(Scalar base, const Tensor& e) {
 Tensor maximum(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Maximum, t, s, false); }
 Tensor minimum(const Tensor& t, Scalar s) { return binary_scalar(BinaryOp::Minimum, t, s, false); }
 
-// The rows whose api column is Plain: ember::name(t), declared by hand in the user set's
-// core/ops/elementwise.h; the cast names a row whose declaration is missing there.
+// The rows whose api column is Plain: ember::name(t), declared in the user set's generated
+// core/ops/plain_unary_ops.h (cmake/EmberPlainOps.cmake); the cast checks that the generated
+// declaration has this signature.
 #define EMBER_PLAIN_Plain(Enum, name)                                                            \
   static_assert(std::is_same_v<decltype(static_cast<Tensor (*)(const Tensor&)>(&::ember::name)), \
                                Tensor (*)(const Tensor&)>);                                      \

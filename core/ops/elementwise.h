@@ -3,6 +3,7 @@
 // C++ scalar (ember::Scalar: bool, integer or floating) follows PyTorch's rule for Python
 // numbers: when its category is above the tensor's, the result takes that category's default
 // dtype (int64, float32), else the tensor's dtype holds (docs/DESIGN.md, "Scalars").
+#include "ember/core/ops/plain_unary_ops.h"
 #include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
 
@@ -39,23 +40,10 @@ EMBER_API Tensor pow(Scalar base, const Tensor& exponent);
 EMBER_API Tensor maximum(const Tensor& t, Scalar s);
 EMBER_API Tensor minimum(const Tensor& t, Scalar s);
 
-/// One function per row of the op table whose api column is Plain (extend/elementwise_ops.h),
-/// written out because the table is the extension set's and this header is the user's; the
-/// definitions come from the rows (core/ops/elementwise.cpp), which fail to compile when a
-/// Plain row has no declaration here.
-EMBER_API Tensor neg(const Tensor& t);
-EMBER_API Tensor exp(const Tensor& t);
-EMBER_API Tensor log(const Tensor& t);
-EMBER_API Tensor sqrt(const Tensor& t);
-EMBER_API Tensor abs(const Tensor& t);
-EMBER_API Tensor relu(const Tensor& t);
-EMBER_API Tensor sigmoid(const Tensor& t);
-EMBER_API Tensor tanh(const Tensor& t);
-EMBER_API Tensor sign(const Tensor& t);
-EMBER_API Tensor square(const Tensor& t);
-EMBER_API Tensor erf(const Tensor& t);
-/// 1 / sqrt(t).
-EMBER_API Tensor rsqrt(const Tensor& t);
+/// neg, exp, log, sqrt, abs, relu, sigmoid, tanh, sign, square, erf, rsqrt and the other
+/// plain unary functions, name(t), are declared in core/ops/plain_unary_ops.h, which the build
+/// generates from the op table's Plain rows (cmake/EmberPlainOps.cmake).
+
 /// min(max(t, min), max); ValueError when min > max. The bounds promote t as a scalar does
 /// (an integer tensor with a floating bound gives float32). A NaN bound gives NaN everywhere
 /// (as PyTorch).

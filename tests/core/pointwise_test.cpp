@@ -1,5 +1,5 @@
 // The transformer toolkit's pointwise ops and moments against hand-checked values (Python's
-// math module): erf, rsqrt, gelu, masked_fill / masked_fill_, var and std, with their
+// math module): erf, rsqrt, log1p, gelu, masked_fill / masked_fill_, var and std, with their
 // gradients, strided and broadcast inputs, empty tensors, PyTorch's inf / NaN edges and the
 // error messages. The op catalog (op_catalog_pointwise.cpp) adds gradchecks and device parity.
 #include <gtest/gtest.h>
@@ -57,6 +57,27 @@ TEST(Pointwise, ErfAndRsqrtAreFloatingOnly) {
   EXPECT_THROW_LINE(erf(tensor({1, 2}, kInt64)), DTypeError, "erf does not support dtype int64");
   EXPECT_THROW_LINE(rsqrt(tensor({1, 2}, kInt64)), DTypeError, "rsqrt does not support dtype int64");
   EXPECT_THROW_LINE(erf(Tensor()), ValueError, "erf: input is an undefined tensor");
+}
+
+// ---- log1p ----
+
+TEST(Pointwise, Log1pValuesGradientAndDtypes) {
+  for (DType dt : {kFloat32, kFloat64}) {
+    Tensor x = tensor({1, 0, -0.5}, dt);
+    EXPECT_TRUE(values_near(log1p(x), {0.6931471805599453, 0, -0.6931471805599453}, {3}));
+    EXPECT_EQ(log1p(x).dtype(), dt);
+    EXPECT_EQ(log1p(tensor({-1}, dt)).item<double>(), -kInf);
+    EXPECT_TRUE(std::isnan(log1p(tensor({-2}, dt)).item<double>()));
+  }
+  // Where 1 + x rounds x away: log(1 + 1e-7) in float32 is 1.1920929e-07, log1p keeps x.
+  EXPECT_NEAR(log1p(tensor({1e-7}, kFloat32)).item<double>(), 9.999999406318238e-08, 1e-14);  // 1 ulp
+  EXPECT_NEAR(log1p(f64({1e-12})).item<double>(), 9.999999999995e-13, 1e-26);
+  Tensor p = f64({1}).requires_grad_();
+  log1p(p).sum().backward();
+  EXPECT_TRUE(values_near(p.grad(), {0.5}, {1}));  // 1 / (1 + x)
+  EXPECT_TRUE(test::gradcheck([](const std::vector<Tensor>& a) { return log1p(a[0]); },
+                              {test::leaf({3, 4}, -0.5, 2)}));
+  EXPECT_THROW_LINE(log1p(tensor({1, 2}, kInt64)), DTypeError, "log1p does not support dtype int64");
 }
 
 // ---- gelu ----
