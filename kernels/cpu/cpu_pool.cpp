@@ -3,16 +3,18 @@
 // max pool gets an unrolled path.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "ember/core/dtype_dispatch.h"
 #include "ember/kernels/cpu/cpu_backend.h"
 #include "ember/kernels/cpu/parallel.h"
+#include "ember/kernels/cpu/simd.h"
 
 namespace ember {
 namespace {
+
+namespace simd = cpu::simd;
 
 struct Planes {
   int64_t count, H, W, Ho, Wo;
@@ -82,80 +84,47 @@ void max_row_2x2(const T* __restrict r0, const T* __restrict r1, T* __restrict o
   }
 }
 
-// float rows, V outputs at a time: each row's 2V inputs are split into even and odd columns
-// with one shuffle, and the comparisons become vector selects. The compiler did not
+#if EMBER_SIMD_AVX2
+// float rows, W outputs at a time: each row's 2W inputs are split into even and odd columns
+// with one shuffle each, and the comparisons become vector selects. The compiler did not
 // vectorise the loop above at all for the rows of the tutorial's pools (12 and 4 outputs
 // wide, less than one AVX-512 register), and its NaN tests became branches that random
 // data mispredicts: 15% of the tutorial's training step. A row is covered by chunks of 8,
 // then one of 4, then a last chunk of 4 moved back to end at Wo (it recomputes the same
-// outputs): 12 outputs are 8 + 4, 9 are 8 + 4 ending at 9. Rows narrower than 4 take the loop
-// above.
-using F8 = float __attribute__((vector_size(32)));
-using I8 = int32_t __attribute__((vector_size(32)));
-using L8 = int64_t __attribute__((vector_size(64)));
-using F4 = float __attribute__((vector_size(16)));
-using I4 = int32_t __attribute__((vector_size(16)));
-using L4 = int64_t __attribute__((vector_size(32)));
+// outputs): 12 outputs are 8 + 4, 9 are 8 + 4 ending at 9. Rows narrower than 4, and every row
+// in a build without AVX2, take the loop above.
 
-template <class F>
-inline F load(const float* p) {
-  F v;
-  std::memcpy(&v, p, sizeof(F));
-  return v;
-}
-// v where take is set, else best (take's lanes are all ones or all zeros).
-template <class I>
-inline I blend_bits(I take, I v, I best) {
-  return (v & take) | (best & ~take);
-}
-template <class F, class I>
-inline F blend(I take, F v, F best) {
-  return reinterpret_cast<F>(blend_bits(take, reinterpret_cast<I>(v), reinterpret_cast<I>(best)));
-}
 // The vector form of better(): v > best or v is NaN, unless best is NaN already.
-template <class F, class I>
-inline I better_lanes(F v, F best) {
-  const I not_below = ~(v <= best), best_is_number = best == best;
-  return not_below & best_is_number;
+template <int W>
+inline typename simd::Lanes<float, W>::M better_lanes(typename simd::Lanes<float, W>::V v,
+                                                      typename simd::Lanes<float, W>::V best) {
+  using S = simd::Lanes<float, W>;
+  return S::mask_and(S::not_less_equal(v, best), S::is_number(best));
 }
 
-template <class F, class I, class L>
-inline void max_chunk_2x2(const float* r0, const float* r1, float* out, int64_t* idx, int32_t W,
+// W outputs of a row from 2W columns of rows r0 and r1; `first` is r0's flat index in the plane.
+template <int W>
+inline void max_chunk_2x2(const float* r0, const float* r1, float* out, int64_t* idx, int32_t cols,
                           int64_t first) {
-  constexpr int V = sizeof(F) / sizeof(float);
-  const F a0 = load<F>(r0), a1 = load<F>(r0 + V), c0 = load<F>(r1), c1 = load<F>(r1 + V);
-  F a, b, c, d;
-  if constexpr (V == 8) {
-    a = __builtin_shufflevector(a0, a1, 0, 2, 4, 6, 8, 10, 12, 14);
-    b = __builtin_shufflevector(a0, a1, 1, 3, 5, 7, 9, 11, 13, 15);
-    c = __builtin_shufflevector(c0, c1, 0, 2, 4, 6, 8, 10, 12, 14);
-    d = __builtin_shufflevector(c0, c1, 1, 3, 5, 7, 9, 11, 13, 15);
-  } else {
-    a = __builtin_shufflevector(a0, a1, 0, 2, 4, 6);
-    b = __builtin_shufflevector(a0, a1, 1, 3, 5, 7);
-    c = __builtin_shufflevector(c0, c1, 0, 2, 4, 6);
-    d = __builtin_shufflevector(c0, c1, 1, 3, 5, 7);
-  }
+  using S = simd::Lanes<float, W>;
+  const typename S::V a0 = S::load(r0), a1 = S::load(r0 + W), c0 = S::load(r1), c1 = S::load(r1 + W);
+  const typename S::V a = S::template every_other<0, 0>(a0, a1), b = S::template every_other<1, 1>(a0, a1);
+  const typename S::V c = S::template every_other<0, 0>(c0, c1), d = S::template every_other<1, 1>(c0, c1);
   // at: the winner's offset from a, as in the loop above.
-  F best = a;
-  I at = I{};
-  I take = better_lanes<F, I>(b, best);
-  best = blend(take, b, best);
-  at = blend_bits(take, I{} + 1, at);
-  take = better_lanes<F, I>(c, best);
-  best = blend(take, c, best);
-  at = blend_bits(take, I{} + W, at);
-  take = better_lanes<F, I>(d, best);
-  best = blend(take, d, best);
-  at = blend_bits(take, I{} + (W + 1), at);
-  std::memcpy(out, &best, sizeof(F));
-  L even;  // each lane's a: first, first + 2, ...
-  if constexpr (V == 8)
-    even = L{0, 2, 4, 6, 8, 10, 12, 14} + first;
-  else
-    even = L{0, 2, 4, 6} + first;
-  const L flat = __builtin_convertvector(at, L) + even;
-  std::memcpy(idx, &flat, sizeof(L));
+  typename S::V best = a;
+  typename S::I at = S::set1i(0);
+  typename S::M take = better_lanes<W>(b, best);
+  best = S::select(take, b, best);
+  at = S::select_bits(take, S::set1i(1), at);
+  take = better_lanes<W>(c, best);
+  best = S::select(take, c, best);
+  at = S::select_bits(take, S::set1i(cols), at);
+  take = better_lanes<W>(d, best);
+  best = S::select(take, d, best);
+  at = S::select_bits(take, S::set1i(cols + 1), at);
+  S::store(out, best);
+  // Each lane's a is two columns right of its predecessor's.
+  S::store_widened(idx, S::add_i32(at, S::iota_i32(2)), first);
 }
 
 inline void max_row_2x2(const float* __restrict r0, const float* __restrict r1, float* __restrict out,
@@ -164,18 +133,19 @@ inline void max_row_2x2(const float* __restrict r0, const float* __restrict r1, 
     max_row_2x2<float>(r0, r1, out, idx, Wo, W, base);
     return;
   }
-  const auto w = static_cast<int32_t>(W);
+  const auto cols = static_cast<int32_t>(W);
   auto chunk8 = [&](int64_t o) {
-    max_chunk_2x2<F8, I8, L8>(r0 + 2 * o, r1 + 2 * o, out + o, idx + o, w, base + 2 * o);
+    max_chunk_2x2<8>(r0 + 2 * o, r1 + 2 * o, out + o, idx + o, cols, base + 2 * o);
   };
   auto chunk4 = [&](int64_t o) {
-    max_chunk_2x2<F4, I4, L4>(r0 + 2 * o, r1 + 2 * o, out + o, idx + o, w, base + 2 * o);
+    max_chunk_2x2<4>(r0 + 2 * o, r1 + 2 * o, out + o, idx + o, cols, base + 2 * o);
   };
   int64_t ow = 0;
   for (; ow + 8 <= Wo; ow += 8) chunk8(ow);
   if (ow + 4 <= Wo) chunk4(ow), ow += 4;
   if (ow < Wo) chunk4(Wo - 4);
 }
+#endif
 
 template <class T>
 void max_plane_2x2(const T* x, T* o, int64_t* idx, const Planes& g) {

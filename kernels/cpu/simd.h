@@ -93,6 +93,40 @@ struct Lanes<T, 1> {
   static I add_i32(I a, I b) { return P##_add_epi32(a, b); }                     \
   static I sub_i32(I a, I b) { return P##_sub_epi32(a, b); }
 
+// The lane masks of the 4- and 8-float widths (a mask: all ones where true) and the choices
+// made on them, the integer lanes' included; P the intrinsics' prefix.
+#define EMBER_SIMD_FLOAT_MASKS(P)                                             \
+  using M = V;                                                                \
+  static M no_mask() { return P##_setzero_ps(); }                             \
+  /* Where a or b is NaN. */                                                  \
+  static M unordered(V a, V b) { return P##_cmp_ps(a, b, _CMP_UNORD_Q); }     \
+  /* Where v is not NaN. */                                                   \
+  static M is_number(V v) { return P##_cmp_ps(v, v, _CMP_ORD_Q); }            \
+  /* Where a < b is false (NaN included). */                                  \
+  static M not_less(V a, V b) { return P##_cmp_ps(a, b, _CMP_NLT_UQ); }       \
+  /* Where a <= b is false (NaN included). */                                 \
+  static M not_less_equal(V a, V b) { return P##_cmp_ps(a, b, _CMP_NLE_UQ); } \
+  static M mask_or(M a, M b) { return P##_or_ps(a, b); }                      \
+  static M mask_and(M a, M b) { return P##_and_ps(a, b); }                    \
+  static bool any(M m) { return P##_movemask_ps(m) != 0; }                    \
+  /* v where m, +0 elsewhere. */                                              \
+  static V keep(V v, M m) { return P##_and_ps(v, m); }                        \
+  /* a where m, b elsewhere. */                                               \
+  static V select(M m, V a, V b) { return P##_blendv_ps(b, a, m); }           \
+  /* The integer lanes a where m, b elsewhere. */                             \
+  static I select_bits(M m, I a, I b) { return bits(select(m, from_bits(a), from_bits(b))); }
+
+// Two registers' lanes interleaved, for the 256-bit widths: S the element suffix (ps, pd).
+#define EMBER_SIMD_ZIP_256(S)                                                                   \
+  /* a0, b0, a1, b1, ...: the low halves of a and b interleaved. */                             \
+  static V zip_low(V a, V b) {                                                                  \
+    return _mm256_permute2f128_##S(_mm256_unpacklo_##S(a, b), _mm256_unpackhi_##S(a, b), 0x20); \
+  }                                                                                             \
+  /* The high halves of a and b interleaved. */                                                 \
+  static V zip_high(V a, V b) {                                                                 \
+    return _mm256_permute2f128_##S(_mm256_unpacklo_##S(a, b), _mm256_unpackhi_##S(a, b), 0x31); \
+  }
+
 // The widths with the common operations alone.
 #define EMBER_SIMD_PLAIN_LANES(TYPE, W, REG, P, S) \
   template <>                                      \
@@ -102,35 +136,71 @@ struct Lanes<T, 1> {
     static constexpr int kWidth = W;               \
     EMBER_SIMD_COMMON_OPS(P, S)                    \
   };
-EMBER_SIMD_PLAIN_LANES(float, 4, __m128, _mm, ps)
 EMBER_SIMD_PLAIN_LANES(double, 2, __m128d, _mm, pd)
-EMBER_SIMD_PLAIN_LANES(double, 4, __m256d, _mm256, pd)
 #if EMBER_SIMD_AVX512
 EMBER_SIMD_PLAIN_LANES(double, 8, __m512d, _mm512, pd)
 #endif
 
 template <>
+struct Lanes<float, 4> {
+  EMBER_SIMD_FLOAT_LANES(4, __m128, __m128i, _mm, si128)
+  EMBER_SIMD_FLOAT_MASKS(_mm)
+  /// 0, step, 2 step, 3 step in the integer lanes.
+  static I iota_i32(int32_t step) { return _mm_setr_epi32(0, step, 2 * step, 3 * step); }
+  /// a's lanes A and A + 2, then b's lanes B and B + 2 (0: the even lanes, 1: the odd ones).
+  template <int A, int B>
+  static V every_other(V a, V b) {
+    return _mm_shuffle_ps(a, b, _MM_SHUFFLE(B + 2, B, A + 2, A));
+  }
+  /// p[i] = base + the integer lane i, widened to 64 bits.
+  static void store_widened(int64_t* p, I v, int64_t base) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
+                        _mm256_add_epi64(_mm256_cvtepi32_epi64(v), _mm256_set1_epi64x(base)));
+  }
+};
+
+template <>
+struct Lanes<double, 4> {
+  using T = double;
+  using V = __m256d;
+  static constexpr int kWidth = 4;
+  EMBER_SIMD_COMMON_OPS(_mm256, pd)
+  EMBER_SIMD_ZIP_256(pd)
+  /// a's lanes A and A + 2, then b's lanes B and B + 2 (0: the even lanes, 1: the odd ones).
+  template <int A, int B>
+  static V every_other(V a, V b) {
+    return _mm256_permute4x64_pd(_mm256_shuffle_pd(a, b, A | B << 1 | A << 2 | B << 3),
+                                 _MM_SHUFFLE(3, 1, 2, 0));
+  }
+};
+
+template <>
 struct Lanes<float, 8> {
   EMBER_SIMD_FLOAT_LANES(8, __m256, __m256i, _mm256, si256)
-  /// A lane mask: all ones where true.
-  using M = __m256;
+  EMBER_SIMD_FLOAT_MASKS(_mm256)
+  EMBER_SIMD_ZIP_256(ps)
   static I min_u32(I a, I b) { return _mm256_min_epu32(a, b); }
   static I shift_left_23(I a) { return _mm256_slli_epi32(a, 23); }
   /// if_negative where x's sign bit is set, otherwise elsewhere.
   static V select_on_sign(V x, V if_negative, V otherwise) {
     return _mm256_blendv_ps(otherwise, if_negative, x);
   }
-  static M no_mask() { return _mm256_setzero_ps(); }
-  /// Where a or b is NaN.
-  static M unordered(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
-  /// Where a < b is false (NaN included).
-  static M not_less(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_NLT_UQ); }
-  static M mask_or(M a, M b) { return _mm256_or_ps(a, b); }
-  static bool any(M m) { return _mm256_movemask_ps(m) != 0; }
-  /// v where m, +0 elsewhere.
-  static V keep(V v, M m) { return _mm256_and_ps(v, m); }
-  /// a where m, b elsewhere.
-  static V select(M m, V a, V b) { return _mm256_blendv_ps(b, a, m); }
+  /// 0, step, 2 step, ... 7 step in the integer lanes.
+  static I iota_i32(int32_t step) {
+    return _mm256_setr_epi32(0, step, 2 * step, 3 * step, 4 * step, 5 * step, 6 * step, 7 * step);
+  }
+  /// a's lanes A, A + 2, A + 4 and A + 6, then b's lanes B, ... B + 6 (0: the even lanes, 1: the
+  /// odd ones). The in-half shuffle leaves the four pieces in the order (a, b | a, b).
+  template <int A, int B>
+  static V every_other(V a, V b) {
+    const __m256d pieces = _mm256_castps_pd(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(B + 2, B, A + 2, A)));
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(pieces, _MM_SHUFFLE(3, 1, 2, 0)));
+  }
+  /// p[i] = base + the integer lane i, widened to 64 bits.
+  static void store_widened(int64_t* p, I v, int64_t base) {
+    Lanes<float, 4>::store_widened(p, _mm256_castsi256_si128(v), base);
+    Lanes<float, 4>::store_widened(p + 4, _mm256_extracti128_si256(v, 1), base);
+  }
 };
 
 /// 64-bit integer lanes (Philox's counters, a 32-bit word in each lane's low half, so that one
@@ -166,6 +236,8 @@ struct Lanes<float, 16> {
 };
 #endif
 #undef EMBER_SIMD_PLAIN_LANES
+#undef EMBER_SIMD_ZIP_256
+#undef EMBER_SIMD_FLOAT_MASKS
 #undef EMBER_SIMD_FLOAT_LANES
 #undef EMBER_SIMD_COMMON_OPS
 

@@ -179,6 +179,62 @@ TEST(MaxPool2d, NaNIsTheMaximum) {
     }
 }
 
+namespace {
+
+// The 2x2, stride 2 rule one window at a time: a, b, c, d in row order, NaN wins (the first
+// NaN), and a tie keeps the earlier element. Returns the winner's flat index in the plane.
+int64_t max_window_2x2(const std::vector<double>& plane, int64_t W, int64_t oh, int64_t ow) {
+  const int64_t a = 2 * oh * W + 2 * ow;
+  int64_t at = a;
+  for (int64_t cell : {a + 1, a + W, a + W + 1}) {
+    const double v = plane[static_cast<size_t>(cell)], best = plane[static_cast<size_t>(at)];
+    if (!std::isnan(best) && (std::isnan(v) || v > best)) at = cell;
+  }
+  return at;
+}
+
+}  // namespace
+
+TEST(MaxPool2d, RowsOfEveryWidthKeepTheScalarRuleForNaNAndTies) {
+  // Few distinct values, so that windows hold ties (-0 and +0 among them) and NaNs often, in
+  // every lane of the 8- and 4-wide chunks and of the last chunk moved back to end at the row's
+  // end: outputs 1 to 20 a row, the input's width even and odd.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double pick[] = {nan, -1.0, -0.0, 0.0, 1.0, 1.0, 2.0, -1.0};
+  uint32_t state = 12345;
+  for (DType dtype : {kFloat32, kFloat64})
+    for (int64_t Wo = 1; Wo <= 20; ++Wo)
+      for (int64_t W : {2 * Wo, 2 * Wo + 1}) {
+        const int64_t C = 2, H = 4;
+        std::vector<double> values(static_cast<size_t>(C * H * W));
+        for (double& v : values) {
+          state = state * 1664525u + 1013904223u;
+          v = pick[state >> 29];
+        }
+        const auto r = max_pool2d_with_indices(from_vector(values, {1, C, H, W}).to(dtype), 2);
+        ASSERT_EQ(r.values.shape(), (Shape{1, C, H / 2, Wo}));
+        const auto got = r.values.to_vector<double>();
+        const auto index = r.indices.to_vector<int64_t>();
+        for (int64_t c = 0; c < C; ++c) {
+          const std::vector<double> plane(values.begin() + c * H * W, values.begin() + (c + 1) * H * W);
+          for (int64_t oh = 0; oh < H / 2; ++oh)
+            for (int64_t ow = 0; ow < Wo; ++ow) {
+              const size_t o = static_cast<size_t>((c * H / 2 + oh) * Wo + ow);
+              const int64_t at = max_window_2x2(plane, W, oh, ow);
+              const double want = plane[static_cast<size_t>(at)];
+              EXPECT_EQ(index[o], at)
+                  << dtype_name(dtype) << " W " << W << " c " << c << " (" << oh << ", " << ow << ")";
+              if (std::isnan(want)) {
+                EXPECT_TRUE(std::isnan(got[o])) << dtype_name(dtype) << " W " << W << " output " << o;
+              } else {
+                EXPECT_EQ(got[o], want) << dtype_name(dtype) << " W " << W << " output " << o;
+                EXPECT_EQ(std::signbit(got[o]), std::signbit(want)) << dtype_name(dtype) << " W " << W;
+              }
+            }
+        }
+      }
+}
+
 TEST(MaxPool2d, Errors) {
   Tensor x = zeros({1, 2, 4, 4});
   EXPECT_THROW_LINE(max_pool2d(x, 0), ValueError, "max_pool2d: kernel size must be >= 1, got [0, 0]");

@@ -11,6 +11,7 @@
 #include "ember/core/threads.h"
 #include "ember/kernels/cpu/conv/conv_scratch.h"
 #include "ember/kernels/cpu/parallel.h"
+#include "ember/kernels/cpu/simd.h"
 
 namespace ember::cpu {
 
@@ -31,23 +32,18 @@ T* conv_scratch(ConvSlot slot, int64_t n) {
   return static_cast<T*>(p);
 }
 
-// Elements of T in one AVX register.
+// One AVX register of T (the scalar model without AVX2), so a run moves with single 32-byte
+// loads and stores: a 32-byte memcpy is expanded as two 16-byte moves under -mtune=znver3, and
+// rows here are often one register long.
 template <class T>
-constexpr int64_t kRunLanes = 32 / sizeof(T);
-
-// One AVX register of T, unaligned and allowed to alias T (as the compiler's own __m256_u),
-// so a run moves with single 32-byte loads and stores: a 32-byte memcpy is expanded as two
-// 16-byte moves under -mtune=znver3, and rows here are often one register long.
+using RunLanes = simd::Lanes<T, EMBER_SIMD_AVX2 ? 32 / static_cast<int>(sizeof(T)) : 1>;
+// Elements of T in one RunLanes register.
 template <class T>
-struct VecOf {
-  typedef T type __attribute__((vector_size(32), aligned(sizeof(T)), may_alias));
-};
-template <class T>
-using Vec = typename VecOf<T>::type;
+constexpr int64_t kRunLanes = RunLanes<T>::kWidth;
 
 template <class T>
 inline void copy_vec(T* d, const T* s) {
-  *reinterpret_cast<Vec<T>*>(d) = *reinterpret_cast<const Vec<T>*>(s);
+  RunLanes<T>::store(d, RunLanes<T>::load(s));
 }
 
 /// d[0, n) = s[0, n) for a short run (an output row): whole registers, the last one
@@ -66,49 +62,39 @@ inline void copy_run(T* d, const T* s, int64_t n) {
 
 /// d[i] = s[2 i] for i in [0, n): a stride-2 layer's row (the small ResNet's downsampling
 /// convolutions), a register of outputs from two loads and one shuffle rather than one element
-// at a time. The second load starts one element early, so that no chunk reads past s[2 n - 2];
-// a row of fewer than one register goes one at a time, and the last chunk is moved back to end
-// at n, overlapping its predecessor.
+// at a time. The second load starts one element early, so that no chunk reads past s[2 n - 2]
+// (its odd lanes are the even columns); a row of fewer than one register goes one at a time,
+// and the last chunk is moved back to end at n, overlapping its predecessor.
 template <class T>
 inline void copy_even(T* d, const T* s, int64_t n) {
-  constexpr int64_t V = kRunLanes<T>;
-  if (n < V) {
-    for (int64_t i = 0; i < n; ++i) d[i] = s[2 * i];
+#if EMBER_SIMD_AVX2
+  using R = RunLanes<T>;
+  constexpr int64_t V = R::kWidth;
+  if (n >= V) {
+    for (int64_t i = 0; i < n; i += V) {
+      const int64_t at = std::min(i, n - V);
+      R::store(d + at, R::template every_other<0, 1>(R::load(s + 2 * at), R::load(s + 2 * at + V - 1)));
+    }
     return;
   }
-  for (int64_t i = 0; i < n; i += V) {
-    const int64_t at = std::min(i, n - V);
-    const Vec<T> lo = *reinterpret_cast<const Vec<T>*>(s + 2 * at);
-    const Vec<T> hi = *reinterpret_cast<const Vec<T>*>(s + 2 * at + V - 1);
-    Vec<T> even;
-    if constexpr (V == 8)
-      even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 9, 11, 13, 15);
-    else
-      even = __builtin_shufflevector(lo, hi, 0, 2, 5, 7);
-    *reinterpret_cast<Vec<T>*>(d + at) = even;
-  }
+#endif
+  for (int64_t i = 0; i < n; ++i) d[i] = s[2 * i];
 }
 
 /// d[2 i] = a[i], d[2 i + 1] = b[i] for i in [0, n): two phases of a stride-2 layer's input
 /// gradient row merged, a register of each at a time (two shuffles, two stores).
 template <class T>
 inline void zip_run(T* d, const T* a, const T* b, int64_t n) {
-  constexpr int64_t V = kRunLanes<T>;
   int64_t i = 0;
+#if EMBER_SIMD_AVX2
+  using R = RunLanes<T>;
+  constexpr int64_t V = R::kWidth;
   for (; i + V <= n; i += V) {
-    const Vec<T> va = *reinterpret_cast<const Vec<T>*>(a + i);
-    const Vec<T> vb = *reinterpret_cast<const Vec<T>*>(b + i);
-    Vec<T> lo, hi;
-    if constexpr (V == 8) {
-      lo = __builtin_shufflevector(va, vb, 0, 8, 1, 9, 2, 10, 3, 11);
-      hi = __builtin_shufflevector(va, vb, 4, 12, 5, 13, 6, 14, 7, 15);
-    } else {
-      lo = __builtin_shufflevector(va, vb, 0, 4, 1, 5);
-      hi = __builtin_shufflevector(va, vb, 2, 6, 3, 7);
-    }
-    *reinterpret_cast<Vec<T>*>(d + 2 * i) = lo;
-    *reinterpret_cast<Vec<T>*>(d + 2 * i + V) = hi;
+    const typename R::V va = R::load(a + i), vb = R::load(b + i);
+    R::store(d + 2 * i, R::zip_low(va, vb));
+    R::store(d + 2 * i + V, R::zip_high(va, vb));
   }
+#endif
   for (; i < n; ++i) d[2 * i] = a[i], d[2 * i + 1] = b[i];
 }
 
@@ -118,15 +104,15 @@ inline void zip_run(T* d, const T* a, const T* b, int64_t n) {
 /// border was most of the padded copy's time.
 template <class T>
 inline void zero_run(T* d, int64_t n) {
-  constexpr int64_t V = kRunLanes<T>;
-  const Vec<T> zero = {};
+  using R = RunLanes<T>;
+  constexpr int64_t V = R::kWidth;
   if (n >= V) {
     int64_t i = 0;
-    for (; i + V <= n; i += V) *reinterpret_cast<Vec<T>*>(d + i) = zero;
-    if (i < n) *reinterpret_cast<Vec<T>*>(d + n - V) = zero;
+    for (; i + V <= n; i += V) R::store(d + i, R::zero());
+    if (i < n) R::store(d + n - V, R::zero());
     return;
   }
-  const T zeros[V] = {};
+  const T zeros[4] = {};
   int64_t i = 0;
   if (n & 4) std::memcpy(d + i, zeros, 4 * sizeof(T)), i += 4;
   if (n & 2) std::memcpy(d + i, zeros, 2 * sizeof(T)), i += 2;

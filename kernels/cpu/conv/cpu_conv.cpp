@@ -126,12 +126,12 @@ using cpu::copy_even;
 using cpu::copy_run;
 using cpu::copy_vec;
 using cpu::kRunLanes;
-using cpu::Vec;
+using cpu::RunLanes;
 using cpu::zero_run;
 
 template <class T>
 inline void add_vec(T* d, const T* s) {
-  *reinterpret_cast<Vec<T>*>(d) += *reinterpret_cast<const Vec<T>*>(s);
+  RunLanes<T>::store(d, RunLanes<T>::add(RunLanes<T>::load(d), RunLanes<T>::load(s)));
 }
 
 // rows x n block copy (Op::copy) or accumulation (Op::add) between row strides ds and ss.
