@@ -113,15 +113,14 @@ inline void max_chunk_2x2(const float* r0, const float* r1, float* out, int64_t*
   // at: the winner's offset from a, as in the loop above.
   typename S::V best = a;
   typename S::I at = S::set1i(0);
-  typename S::M take = better_lanes<W>(b, best);
-  best = S::select(take, b, best);
-  at = S::select_bits(take, S::set1i(1), at);
-  take = better_lanes<W>(c, best);
-  best = S::select(take, c, best);
-  at = S::select_bits(take, S::set1i(cols), at);
-  take = better_lanes<W>(d, best);
-  best = S::select(take, d, best);
-  at = S::select_bits(take, S::set1i(cols + 1), at);
+  auto consider = [&](typename S::V v, int32_t offset) {
+    const typename S::M take = better_lanes<W>(v, best);
+    best = S::select(take, v, best);
+    at = S::select_bits(take, S::set1i(offset), at);
+  };
+  consider(b, 1);
+  consider(c, cols);
+  consider(d, cols + 1);
   S::store(out, best);
   // Each lane's a is two columns right of its predecessor's.
   S::store_widened(idx, S::add_i32(at, S::iota_i32(2)), first);
